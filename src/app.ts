@@ -1,0 +1,88 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
+import { authHook } from './http/auth.js';
+import { registerDocs } from './http/docs.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { registerHealth } from './http/health.js';
+import { registerOpenApi } from './http/openapi.js';
+import { installReplyHelpers } from './http/replies.js';
+import { requestIdFor } from './http/request-id.js';
+import { validatorCompiler } from './http/validation.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createLogger } from './lib/logger.js';
+import { analyticsRoutes } from './modules/analytics/routes.js';
+import { chatbotRoutes } from './modules/chatbots/routes.js';
+import { conversationRoutes } from './modules/conversations/routes.js';
+import { leadRoutes } from './modules/leads/routes.js';
+import { messageRoutes } from './modules/messages/routes.js';
+import { createServices, type Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    database: DatabaseHandle;
+    config: Config;
+  }
+}
+
+/** Things tests (and later deployments) may replace. */
+export interface AppOverrides {
+  clock?: Clock;
+}
+
+/**
+ * The composition root: opens and migrates the database, builds the services and registers, in order,
+ * infrastructure (ids, logging, errors, parsers, OpenAPI, health) and then the /api/v1 resources.
+ */
+export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const database = openDatabase(config.database);
+  await migrateToLatest(database.db);
+  const clock = overrides.clock ?? systemClock;
+  const services = createServices({ db: database.db, clock });
+
+  const app = Fastify({
+    loggerInstance: createLogger(config) as FastifyBaseLogger,
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('services', services);
+  app.decorate('database', database);
+  app.decorate('config', config);
+  app.addHook('onClose', async () => database.close());
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  installReplyHelpers(app);
+  // Bodies are JSON only: without a text/plain parser, other media types get 415.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+  await registerOpenApi(app);
+  registerHealth(app);
+  registerDocs(app);
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', authHook(services.apiKeys));
+      api.get('/openapi', { schema: { hide: true } }, async () => app.swagger());
+      await api.register(analyticsRoutes(services.analytics));
+      await api.register(chatbotRoutes(services.chatbots));
+      await api.register(conversationRoutes(services.conversations));
+      await api.register(messageRoutes(services.messages));
+      await api.register(leadRoutes(services.leads));
+    },
+    { prefix: '/api/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,152 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { migrateToLatest, openDatabase } from '../db/database.js';
+import type { Config } from '../config.js';
+import { SCOPES } from '../http/scopes.js';
+import { systemContext } from '../lib/actor.js';
+import { systemClock } from '../lib/clock.js';
+import { seedDemo } from '../modules/demo/seed.js';
+import { createServices, type Services } from '../services.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+/** A mistake in how the CLI was called: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** What a command produced: a JSON value for --json, and the text shown otherwise. */
+export interface CommandOutput {
+  json: unknown;
+  text: string;
+}
+
+interface CommandEnv {
+  db: Kysely<Database>;
+  services: Services;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+interface Command {
+  usage: string;
+  options: Options;
+  positionals?: number;
+  run(env: CommandEnv, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<CommandOutput>;
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const json = { json: { type: 'boolean' as const } };
+
+const COMMANDS: Record<string, Command> = {
+  'workspace create': {
+    usage: 'workspace create --name NAME [--json]',
+    options: { name: { type: 'string' }, ...json },
+    async run({ services }, values) {
+      const workspace = await services.workspaces.create(required(values, 'name'));
+      return { json: { id: workspace.id, name: workspace.name }, text: `created workspace ${workspace.id} (${workspace.name})` };
+    },
+  },
+  'key create': {
+    usage: `key create --workspace WS_ID --scopes SCOPE[,SCOPE…]|all [--name NAME] [--expires-in-days DAYS] [--json]\n    scopes: ${SCOPES.join(', ')}`,
+    options: { workspace: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' }, ...json },
+    async run({ services }, values) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      const raw = required(values, 'scopes');
+      const scopes = raw.trim() === 'all' ? [...SCOPES] : raw.split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+      if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')}, or "all")`);
+      const daysText = values['expires-in-days'];
+      const days = typeof daysText === 'string' ? Number(daysText) : undefined;
+      if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) {
+        throw new UsageError('--expires-in-days must be a whole number from 1 to 3650');
+      }
+      const name = typeof values.name === 'string' ? values.name : 'CLI key';
+      const { key, secret } = await services.apiKeys.create(systemContext(workspace.id), { name, scopes, expiresInDays: days ?? null });
+      return {
+        json: { id: key.id, key: secret, name: key.name, workspace_id: workspace.id, scopes: key.scopes, expires_at: key.expires_at },
+        text: `created key ${key.id} (${key.scopes.join(', ')})\n\n  ${secret}\n\nThis secret is shown once; store it now. Use it as: Authorization: Bearer ${secret.slice(0, 8)}…`,
+      };
+    },
+  },
+  'key list': {
+    usage: 'key list --workspace WS_ID [--json]',
+    options: { workspace: { type: 'string' }, ...json },
+    async run({ services }, values) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      const keys = await services.apiKeys.list(systemContext(workspace.id));
+      const lines = keys.map((k) => `${k.id}  ${k.prefix}…  ${k.name}  [${k.scopes.join(',')}]${k.revoked_at ? '  revoked' : ''}${k.expires_at ? `  expires ${k.expires_at}` : ''}`);
+      return { json: keys, text: lines.length ? lines.join('\n') : 'no keys' };
+    },
+  },
+  'key revoke': {
+    usage: 'key revoke KEY_ID [--json]',
+    options: { ...json },
+    positionals: 1,
+    async run({ services }, _values, positionals) {
+      const id = positionals[0]!;
+      const found = await services.apiKeys.findAnywhere(id);
+      if (!found) throw new UsageError(`no API key with id "${id}"`);
+      const key = await services.apiKeys.revoke(systemContext(found.workspace_id), id);
+      return { json: key, text: `revoked key ${key.id} at ${key.revoked_at}` };
+    },
+  },
+  'demo seed': {
+    usage: 'demo seed --workspace WS_ID [--json]',
+    options: { workspace: { type: 'string' }, ...json },
+    async run({ db, services }, values) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      const result = await seedDemo(db, systemClock, workspace.id);
+      return {
+        json: result,
+        text: `seeded ${result.chatbots.length} AI Agents, ${result.conversations.length} conversations and ${result.leads.length} leads in ${workspace.id}`,
+      };
+    },
+  },
+  migrate: {
+    usage: 'migrate [--json]',
+    options: { ...json },
+    async run() {
+      // Migrations already ran when the database was opened; report that it is current.
+      return { json: { status: 'up_to_date' }, text: 'database is up to date' };
+    },
+  },
+};
+
+/** The usage text of every command. */
+export function usage(): string {
+  return ['usage: npm run --silent cli -- <command>', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+/** Parses argv, runs the command against the configured database, and returns its output. */
+export async function runCommand(config: Config, argv: string[]): Promise<{ output: CommandOutput; asJson: boolean }> {
+  const name = [argv[0], argv[1]].filter(Boolean).join(' ');
+  const key = COMMANDS[name] ? name : COMMANDS[argv[0] ?? ''] ? argv[0]! : undefined;
+  if (!key) throw new UsageError(argv.length ? `unknown command "${argv.join(' ')}"` : 'no command given');
+  const command = COMMANDS[key]!;
+  const rest = argv.slice(key.split(' ').length);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n  usage: ${command.usage}`);
+  }
+  if (parsed.positionals.length !== (command.positionals ?? 0)) {
+    throw new UsageError(`wrong number of arguments\n  usage: ${command.usage}`);
+  }
+  const database = openDatabase(config.database);
+  try {
+    const applied = await migrateToLatest(database.db);
+    const services = createServices({ db: database.db, clock: systemClock });
+    const output = await command.run({ db: database.db, services }, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+    if (key === 'migrate') output.json = { status: 'up_to_date', applied };
+    if (key === 'migrate') output.text = applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date';
+    return { output, asJson: parsed.values.json === true };
+  } finally {
+    await database.close();
+  }
+}

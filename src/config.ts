@@ -1,0 +1,87 @@
+import path from 'node:path';
+
+/** Where the service keeps its data: an embedded SQLite file, or (later) PostgreSQL. */
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+/** The whole, typed configuration of the service. Built once by `loadConfig`. */
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  database: DatabaseConfig;
+  /** Base URL used for absolute links (Link headers, docs); derived from host and port when unset. */
+  publicUrl: string;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** How long SIGTERM waits for in-flight requests before closing anyway. */
+  shutdownTimeoutMs: number;
+  /** Trust X-Forwarded-* from a proxy in front (for client IPs in logs and audit). */
+  trustProxy: boolean;
+}
+
+/** Raised for a configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** Parses `DATABASE_URL`: empty means ./data/service.db; `sqlite:PATH`, a bare path, or `postgres(ql)://…`. */
+export function parseDatabaseUrl(raw: string | undefined, cwd: string = process.cwd()): DatabaseConfig {
+  if (raw === undefined || raw.trim() === '') {
+    return { kind: 'sqlite', path: path.resolve(cwd, 'data', 'service.db') };
+  }
+  const value = raw.trim();
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  if (value.startsWith('sqlite:')) {
+    const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError('DATABASE_URL "sqlite:" needs a path, e.g. sqlite:./data/service.db');
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file) };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new ConfigError(`DATABASE_URL scheme is not supported: "${value.split(':')[0]}" (use sqlite:PATH or postgres://…)`);
+  }
+  return { kind: 'sqlite', path: path.resolve(cwd, value) };
+}
+
+/** Reads the configuration from the environment. The only place in the code that reads `process.env`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  const publicUrl = (env.PUBLIC_URL?.trim() || `http://${shownHost}:${port}`).replace(/\/+$/, '');
+  return {
+    port,
+    host,
+    logLevel,
+    database: parseDatabaseUrl(env.DATABASE_URL),
+    publicUrl,
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+  };
+}

@@ -1,0 +1,108 @@
+import type { Kysely, Transaction } from 'kysely';
+
+/**
+ * Table types as Kysely sees them. Timestamps are ISO 8601 UTC strings with milliseconds, JSON
+ * columns are text and booleans are 0/1 integers, so that SQLite and PostgreSQL store the same thing
+ * (see docs/decisions/0002-portable-column-types.md).
+ */
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** The first characters of the secret, safe to show ("wsk_AbCd…"). */
+  display_prefix: string;
+  /** SHA-256 (hex) of the whole secret; the secret itself is never stored. */
+  secret_hash: string;
+  /** JSON array of scope strings. */
+  scopes: string;
+  created_by: string | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface ChatbotsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  instructions: string;
+  welcome_message: string | null;
+  model: string | null;
+  temperature: number | null;
+  knowledge: string;
+  lead_capture: string;
+  allowed_origins: string;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  published_at: string | null;
+}
+
+export interface ConversationsTable {
+  id: string;
+  workspace_id: string;
+  chatbot_id: string;
+  status: string;
+  mode: string;
+  channel: string;
+  visitor_id: string;
+  visitor_name: string | null;
+  visitor_email: string | null;
+  lead_id: string | null;
+  message_count: number;
+  last_message_at: string | null;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessagesTable {
+  id: string;
+  workspace_id: string;
+  conversation_id: string;
+  /** Copied from the conversation so analytics can filter messages by agent without a join. */
+  chatbot_id: string;
+  role: string;
+  content: string;
+  author_type: string;
+  author_id: string | null;
+  created_at: string;
+}
+
+export interface LeadsTable {
+  id: string;
+  workspace_id: string;
+  chatbot_id: string | null;
+  conversation_id: string | null;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  company: string | null;
+  status: string;
+  source: string;
+  custom_fields: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every table of the service. */
+export interface Database {
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  chatbots: ChatbotsTable;
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  leads: LeadsTable;
+}
+
+/** A connection or an open transaction: repositories accept either. */
+export type Db = Kysely<Database> | Transaction<Database>;

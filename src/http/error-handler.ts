@@ -1,0 +1,67 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, problemType } from './errors.js';
+import { toFieldErrors } from './validation.js';
+
+/** Sends an AppError as RFC 9457 problem details. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const body = {
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    instance: request.url.split('?')[0],
+    code: error.code,
+    request_id: request.id,
+    ...error.extensions,
+  };
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply
+    .code(error.status)
+    .type('application/problem+json')
+    .serializer((payload: unknown) => JSON.stringify(payload))
+    .send(body);
+}
+
+const FASTIFY_CODES: Record<string, (error: FastifyError) => AppError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new AppError('unsupported_media_type', 'Request bodies must be JSON: send Content-Type: application/json.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new AppError('invalid_request', 'The Content-Length header does not match the body.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('payload_too_large', 'The request body is larger than the limit (1 MiB).'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new AppError('invalid_request', 'The body is empty but Content-Type says JSON: send a JSON object.'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('invalid_request', 'The body is not valid JSON.'),
+};
+
+/** Maps any error to a problem: AppErrors as they are, validation and parser errors to 4xx, the rest to 500. */
+export function toAppError(error: FastifyError): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const context = error.validationContext;
+    const where = context === 'querystring' ? 'query string' : context === 'params' ? 'path' : (context ?? 'body');
+    return AppError.validation(`The request ${where} is invalid.`, toFieldErrors(error.validation as never, context));
+  }
+  const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+  if (mapped) return mapped(error);
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('invalid_request', 'The body is not valid JSON.');
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new AppError('payload_too_large', 'The request body is too large.');
+  if (status === 415) return new AppError('unsupported_media_type', 'Unsupported Content-Type.');
+  if (status >= 400 && status < 500) return new AppError('invalid_request', error.message);
+  return new AppError('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.');
+}
+
+/** Installs the one error handler and the 404 handler of the service. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const problem = toAppError(error);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: problem.code, status: problem.status }, 'request refused');
+    return sendProblem(request, reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+}

@@ -1,0 +1,151 @@
+import type { TSchema } from 'typebox';
+import { Type } from 'typebox';
+import { Problem } from './schemas.js';
+import type { Scope } from './scopes.js';
+
+/** Response headers as the OpenAPI document describes them (declared once, used by every operation). */
+export const HEADERS = {
+  'Request-Id': { type: 'string', description: 'Identifies the request; quote it when reporting a problem.' },
+  RateLimit: {
+    type: 'string',
+    description: 'Remaining quota per policy (IETF RateLimit header draft), e.g. `"key";r=599;t=0, "workspace";r=1790;t=0`.',
+  },
+  'RateLimit-Policy': {
+    type: 'string',
+    description: 'The quota policies that apply (IETF draft), e.g. `"key";q=600;w=60, "workspace";q=1800;w=60`.',
+  },
+  'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying; a request sent after that long is allowed.' },
+  'WWW-Authenticate': { type: 'string', description: 'The bearer challenge (RFC 6750).' },
+  ETag: { type: 'string', description: 'Version of the resource; send it back in `If-Match` to update safely.' },
+  Location: { type: 'string', description: 'URL of the created resource.' },
+  Link: { type: 'string', description: 'Link to the next page (`rel="next"`), when there is one.' },
+  'Idempotent-Replayed': { type: 'string', description: '`true` when this response is the stored result of an earlier request with the same Idempotency-Key.' },
+} as const;
+
+type HeaderName = keyof typeof HEADERS;
+
+function headers(names: HeaderName[]): Record<string, (typeof HEADERS)[HeaderName]> {
+  return Object.fromEntries(names.map((name) => [name, HEADERS[name]]));
+}
+
+const COMMON_HEADERS: HeaderName[] = ['Request-Id', 'RateLimit', 'RateLimit-Policy'];
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is malformed or fails validation.',
+  401: 'The API key is missing, malformed, unknown, revoked or expired.',
+  403: 'The API key lacks the scope this operation requires.',
+  404: 'No such resource in this workspace (ids of other workspaces and malformed ids included).',
+  409: 'Conflict with the current state of the resource, or the Idempotency-Key is still in use.',
+  412: 'The `If-Match` header does not match the current ETag.',
+  413: 'The request body is larger than 1 MiB.',
+  415: 'The request body is not JSON.',
+  422: 'The Idempotency-Key was used before with a different request.',
+  429: 'A rate limit (per key or per workspace) was exceeded.',
+  500: 'Unexpected error; the body carries the request id.',
+  503: 'A dependency is unavailable; retry after the given time.',
+};
+
+const HEADERS_BY_STATUS: Partial<Record<number, HeaderName[]>> = {
+  401: ['Request-Id', 'WWW-Authenticate'],
+  403: [...COMMON_HEADERS, 'WWW-Authenticate'],
+  429: [...COMMON_HEADERS, 'Retry-After'],
+  500: ['Request-Id'],
+  503: ['Request-Id', 'Retry-After'],
+};
+
+function problemResponse(status: number, description?: string) {
+  return {
+    description: description ?? STATUS_TEXT[status] ?? 'Problem',
+    headers: headers(HEADERS_BY_STATUS[status] ?? COMMON_HEADERS),
+    content: { 'application/problem+json': { schema: Problem } },
+  };
+}
+
+/** Everything that describes one public API operation. */
+export interface OperationSpec<P, Q, B> {
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Path under /api/v1, Fastify style (`/leads/:id`). */
+  url: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: string;
+  scope: Scope;
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  success: { status: 200 | 201; description: string; schema: TSchema };
+  /** Statuses this operation adds to the common ones, with what they mean here. */
+  errors?: Partial<Record<400 | 404 | 409 | 412 | 422, string>>;
+}
+
+/**
+ * Builds the Fastify route options of an operation: the schema (validation, serialization and OpenAPI
+ * at once, with every status it can answer) and the scope the auth hook enforces.
+ */
+export function operation<P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(
+  spec: OperationSpec<P, Q, B>,
+) {
+  const statuses = new Map<number, string | undefined>([
+    [401, undefined],
+    [403, undefined],
+    [429, undefined],
+    [500, undefined],
+  ]);
+  if (spec.params || spec.querystring || spec.body) statuses.set(400, undefined);
+  if (spec.params) statuses.set(404, undefined);
+  if (spec.body) {
+    statuses.set(413, undefined);
+    statuses.set(415, undefined);
+  }
+  if (spec.method === 'POST') {
+    statuses.set(409, 'The same Idempotency-Key is still being processed.');
+    statuses.set(422, undefined);
+  }
+  if (spec.method === 'PATCH') statuses.set(412, undefined);
+  for (const [status, text] of Object.entries(spec.errors ?? {})) statuses.set(Number(status), text);
+
+  const successHeaders: HeaderName[] = [...COMMON_HEADERS];
+  if (spec.method === 'POST') successHeaders.push('Location', 'Idempotent-Replayed');
+  if (spec.method === 'PATCH' || (spec.method === 'GET' && spec.params)) successHeaders.push('ETag');
+  if (spec.method === 'GET' && !spec.params) successHeaders.push('Link');
+
+  const response: Record<number, unknown> = {
+    [spec.success.status]: Type.Unsafe({ ...spec.success.schema, description: spec.success.description, headers: headers(successHeaders) }),
+  };
+  for (const [status, text] of [...statuses].sort(([a], [b]) => a - b)) response[status] = problemResponse(status, text);
+
+  const postHeaders =
+    spec.method === 'POST'
+      ? {
+          headers: Type.Object({
+            'idempotency-key': Type.Optional(
+              Type.String({
+                description:
+                  'Makes the POST safe to retry: 1 to 255 printable ASCII characters (plain or a quoted Structured-Field string). A retry with the same key within 24 hours returns the original status and body.',
+              }),
+            ),
+          }),
+        }
+      : {};
+
+  return {
+    schema: {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      description: `${spec.description}\n\nRequired scope: \`${spec.scope}\`.`,
+      tags: [spec.tag],
+      security: [{ bearerAuth: [] }],
+      'x-required-scopes': [spec.scope],
+      ...(spec.params ? { params: spec.params as Exclude<P, undefined> } : {}),
+      ...(spec.querystring ? { querystring: spec.querystring as Exclude<Q, undefined> } : {}),
+      ...(spec.body ? { body: spec.body as Exclude<B, undefined> } : {}),
+      ...postHeaders,
+      response,
+    },
+    config: { scope: spec.scope },
+  } as unknown as {
+    schema: { params: Exclude<P, undefined>; querystring: Exclude<Q, undefined>; body: Exclude<B, undefined>; response: Record<number, unknown> };
+    config: { scope: Scope };
+  };
+}

@@ -1,0 +1,23 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from '../config.js';
+
+/** Paths that must never reach a log line: credentials and secrets. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'headers.authorization',
+  'authorization',
+  '*.secret',
+  '*.password',
+];
+
+/** The service's pino logger: JSON lines with request ids; credentials redacted. */
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    base: { service: 'chat-agent-service' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}

@@ -1,0 +1,24 @@
+import { createHash } from 'node:crypto';
+
+/** A strong ETag for one version of a resource: every change bumps `updated_at`, so (id, updated_at) names it. */
+export function etagOf(id: string, updatedAt: string): string {
+  return `"${createHash('sha256').update(`${id}\u0000${updatedAt}`).digest('base64url').slice(0, 27)}"`;
+}
+
+/** True when an If-Match header value (a list of ETags, or `*`) matches the current ETag. */
+export function ifMatchSatisfied(header: string | undefined, current: string): boolean {
+  if (header === undefined) return true;
+  return header
+    .split(',')
+    .map((tag) => tag.trim())
+    .some((tag) => tag === '*' || tag === current);
+}
+
+/**
+ * The `updated_at` of a change: now, but always later than the previous version, so two updates within
+ * one millisecond still get different ETags.
+ */
+export function nextUpdatedAt(previous: string, now: Date): string {
+  const prior = Date.parse(previous);
+  return new Date(Math.max(now.getTime(), prior + 1)).toISOString();
+}

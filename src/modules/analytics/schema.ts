@@ -1,0 +1,51 @@
+import { Type, type Static } from 'typebox';
+import { IdOf, Nullable, Timestamp } from '../../http/schemas.js';
+
+const Count = Type.Integer({ minimum: 0 });
+
+/** Query of GET /analytics. */
+export const AnalyticsQuery = Type.Object(
+  {
+    from: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Start of the period (date-time, or a date meaning its start in UTC). Default: 30 days before `to`.' }),
+    ),
+    to: Type.Optional(
+      Type.String({ maxLength: 40, description: 'End of the period, exclusive (date-time, or a date meaning the end of that day in UTC). Default: now.' }),
+    ),
+    chatbot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only this AI Agent.' })),
+  },
+  { additionalProperties: false },
+);
+export type AnalyticsFilters = Static<typeof AnalyticsQuery>;
+
+/** The workspace analytics summary for a period (at most 366 days). */
+export const AnalyticsSummary = Type.Object(
+  {
+    object: Type.Literal('analytics_summary'),
+    from: Timestamp,
+    to: Timestamp,
+    chatbot_id: Nullable(IdOf('chatbot')),
+    conversations: Type.Object({ total: Count, open: Count, closed: Count }),
+    messages: Type.Object({ total: Count, user: Count, assistant: Count, operator: Count }),
+    leads: Type.Object({
+      total: Count,
+      conversion_rate: Type.Number({ minimum: 0, maximum: 1, description: 'Share of the period\'s conversations that produced a lead.' }),
+    }),
+    chatbots: Type.Object(
+      { total: Count, draft: Count, active: Count, paused: Count, archived: Count },
+      { description: 'AI Agents by current status (not limited to the period).' },
+    ),
+    average_messages_per_conversation: Type.Number({ minimum: 0 }),
+    daily: Type.Array(
+      Type.Object({
+        date: Type.String({ format: 'date' }),
+        conversations: Count,
+        messages: Count,
+        leads: Count,
+      }),
+      { description: 'One entry per UTC day of the period, oldest first.' },
+    ),
+  },
+  { title: 'AnalyticsSummary' },
+);
+export type AnalyticsSummaryView = Static<typeof AnalyticsSummary>;

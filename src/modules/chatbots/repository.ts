@@ -1,0 +1,62 @@
+import type { Selectable, Updateable } from 'kysely';
+import { afterKeyset } from '../../db/keyset.js';
+import type { ChatbotsTable, Db } from '../../db/schema.js';
+import type { PageRequest } from '../../http/pagination.js';
+
+/** A chatbot row as stored. */
+export type ChatbotRow = Selectable<ChatbotsTable>;
+
+const COLUMNS = [
+  'id',
+  'workspace_id',
+  'name',
+  'description',
+  'status',
+  'instructions',
+  'welcome_message',
+  'model',
+  'temperature',
+  'knowledge',
+  'lead_capture',
+  'allowed_origins',
+  'metadata',
+  'created_at',
+  'updated_at',
+  'published_at',
+] as const;
+
+/** Filters of the chatbot list. */
+export interface ChatbotListFilter {
+  status?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+/** SQL for AI Agents; every query carries the workspace id. */
+export const chatbotRepository = {
+  /** Stores a new agent. */
+  async insert(db: Db, row: ChatbotRow): Promise<void> {
+    await db.insertInto('chatbots').values(row).execute();
+  },
+
+  /** One agent of a workspace. */
+  async find(db: Db, workspaceId: string, id: string): Promise<ChatbotRow | undefined> {
+    return db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** One page of a workspace's agents (limit + 1 rows, to tell whether more exist). */
+  async list(db: Db, workspaceId: string, filter: ChatbotListFilter, page: PageRequest): Promise<ChatbotRow[]> {
+    let query = db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId);
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.createdAfter) query = query.where('created_at', '>', filter.createdAfter);
+    if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
+    const keyset = afterKeyset(page, 'chatbots');
+    if (keyset) query = query.where(keyset);
+    return query.orderBy('created_at', page.order).orderBy('id', page.order).limit(page.limit + 1).execute();
+  },
+
+  /** Applies changes to one agent of a workspace. */
+  async update(db: Db, workspaceId: string, id: string, changes: Updateable<ChatbotsTable>): Promise<void> {
+    await db.updateTable('chatbots').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  },
+};

@@ -1,0 +1,118 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../http/errors.js';
+import { createdRange } from '../../http/filters.js';
+import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import type { OperationContext } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId, newId } from '../../lib/ids.js';
+import { etagOf, ifMatchSatisfied, nextUpdatedAt } from '../../lib/versioning.js';
+import { DEFAULT_LEAD_CAPTURE, presentChatbot } from './presenter.js';
+import { chatbotRepository, type ChatbotRow } from './repository.js';
+import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilters, UpdateChatbotInput } from './schema.js';
+import { assertTransition } from './transitions.js';
+
+/** An agent together with its current ETag. */
+export interface VersionedChatbot {
+  chatbot: ChatbotView;
+  etag: string;
+}
+
+const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'metadata'] as const;
+const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature'] as const;
+
+function versioned(row: ChatbotRow): VersionedChatbot {
+  return { chatbot: presentChatbot(row), etag: etagOf(row.id, row.updated_at) };
+}
+
+/** AI Agents: create drafts, read, list, update and move through their states. */
+export function createChatbotService(db: Kysely<Database>, clock: Clock) {
+  async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db): Promise<ChatbotRow> {
+    const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id) : undefined;
+    if (!row) throw AppError.notFound('AI Agent', id);
+    return row;
+  }
+
+  return {
+    /** Creates an agent as a draft. */
+    async create(ctx: OperationContext, input: CreateChatbotInput): Promise<VersionedChatbot> {
+      const now = clock.now();
+      const at = now.toISOString();
+      const row: ChatbotRow = {
+        id: newId('chatbot', now.getTime()),
+        workspace_id: ctx.actor.workspaceId,
+        name: input.name.trim() || input.name,
+        description: input.description ?? null,
+        status: 'draft',
+        instructions: input.instructions ?? '',
+        welcome_message: input.welcome_message === undefined ? 'Hi! How can I help you today?' : input.welcome_message,
+        model: input.model ?? null,
+        temperature: input.temperature ?? null,
+        knowledge: JSON.stringify(input.knowledge ?? []),
+        lead_capture: JSON.stringify(input.lead_capture ?? DEFAULT_LEAD_CAPTURE),
+        allowed_origins: JSON.stringify(input.allowed_origins ?? []),
+        metadata: JSON.stringify(input.metadata ?? {}),
+        created_at: at,
+        updated_at: at,
+        published_at: null,
+      };
+      await inTransaction(db, ctx, (trx) => chatbotRepository.insert(trx, row));
+      return versioned(row);
+    },
+
+    /** One agent of the actor's workspace. */
+    async get(ctx: OperationContext, id: string): Promise<VersionedChatbot> {
+      return versioned(await load(ctx, id));
+    },
+
+    /** A page of the workspace's agents, newest first. */
+    async list(ctx: OperationContext, query: ListChatbotsFilters): Promise<Page<ChatbotView>> {
+      const filters = { status: query.status, ...createdRange(query) };
+      const page = pageRequest(query, filters);
+      const rows = await chatbotRepository.list(db, ctx.actor.workspaceId, filters, page);
+      return toPage(rows, page, filters, presentChatbot);
+    },
+
+    /**
+     * Partially updates an agent. `ifMatch` (the If-Match header) must match the current ETag when given.
+     * Archived agents are read-only; status changes follow the state machine.
+     */
+    async update(ctx: OperationContext, id: string, input: UpdateChatbotInput, ifMatch?: string): Promise<VersionedChatbot> {
+      return inTransaction(db, ctx, async (trx) => {
+        const current = await load(ctx, id, trx);
+        if (!ifMatchSatisfied(ifMatch, etagOf(current.id, current.updated_at))) {
+          throw new AppError('precondition_failed', 'The AI Agent has changed since you read it: fetch it again and retry with its new ETag.');
+        }
+        const from = current.status as ChatbotStatus;
+        if (from === 'archived') {
+          throw new AppError('chatbot_archived', 'This AI Agent is archived and can no longer be changed.');
+        }
+        const next: ChatbotRow = { ...current };
+        for (const field of PLAIN_FIELDS) {
+          if (input[field] !== undefined) (next as Record<string, unknown>)[field] = input[field];
+        }
+        for (const field of JSON_FIELDS) {
+          if (input[field] !== undefined) next[field] = JSON.stringify(input[field]);
+        }
+        const to = input.status ?? from;
+        assertTransition(from, to, {
+          name: next.name,
+          instructions: next.instructions,
+          knowledgeCount: (input.knowledge ?? presentChatbot(current).knowledge).length,
+        });
+        next.status = to;
+        const now = clock.now();
+        if (to === 'active' && from !== 'active' && current.published_at === null) next.published_at = now.toISOString();
+        const changed = Object.keys(next).filter((key) => next[key as keyof ChatbotRow] !== current[key as keyof ChatbotRow]);
+        if (changed.length === 0) return versioned(current);
+        next.updated_at = nextUpdatedAt(current.updated_at, now);
+        const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof ChatbotRow]]));
+        await chatbotRepository.update(trx, ctx.actor.workspaceId, id, changes);
+        return versioned(next);
+      });
+    },
+  };
+}
+
+export type ChatbotService = ReturnType<typeof createChatbotService>;

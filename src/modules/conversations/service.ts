@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../http/errors.js';
+import { createdRange } from '../../http/filters.js';
+import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import type { OperationContext } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId, newId } from '../../lib/ids.js';
+import { etagOf, nextUpdatedAt } from '../../lib/versioning.js';
+import { chatbotRepository } from '../chatbots/repository.js';
+import { presentConversation } from './presenter.js';
+import { conversationRepository, type ConversationRow } from './repository.js';
+import type { ConversationView, ListConversationsFilters } from './schema.js';
+
+/** Input for a new conversation (the chat runtime and the demo seeder start them). */
+export interface StartConversationInput {
+  chatbotId: string;
+  channel: ConversationView['channel'];
+  visitor?: { name?: string | null; email?: string | null };
+  metadata?: Record<string, string>;
+}
+
+/** Conversations: read through the API; started by the chat runtime. */
+export function createConversationService(db: Kysely<Database>, clock: Clock) {
+  return {
+    /** Loads a conversation row of the actor's workspace, or 404. */
+    async load(ctx: OperationContext, id: string): Promise<ConversationRow> {
+      const row = isId('conversation', id) ? await conversationRepository.find(ctx.trx ?? db, ctx.actor.workspaceId, id) : undefined;
+      if (!row) throw AppError.notFound('conversation', id);
+      return row;
+    },
+
+    /** One conversation with its ETag. */
+    async get(ctx: OperationContext, id: string): Promise<{ conversation: ConversationView; etag: string }> {
+      const row = await this.load(ctx, id);
+      return { conversation: presentConversation(row), etag: etagOf(row.id, row.updated_at) };
+    },
+
+    /** A page of the workspace's conversations, newest first, whatever their channel. */
+    async list(ctx: OperationContext, query: ListConversationsFilters): Promise<Page<ConversationView>> {
+      const filters = { chatbotId: query.chatbot_id, status: query.status, channel: query.channel, ...createdRange(query) };
+      const page = pageRequest(query, filters);
+      const rows = await conversationRepository.list(db, ctx.actor.workspaceId, filters, page);
+      return toPage(rows, page, filters, presentConversation);
+    },
+
+    /** Closes a conversation (idempotent); a closed conversation refuses new messages. */
+    async close(ctx: OperationContext, id: string): Promise<ConversationView> {
+      return inTransaction(db, ctx, async (trx) => {
+        const row = await this.load({ ...ctx, trx }, id);
+        if (row.status === 'closed') return presentConversation(row);
+        const closed = { ...row, status: 'closed', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
+        await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { status: closed.status, updated_at: closed.updated_at });
+        return presentConversation(closed);
+      });
+    },
+
+    /** Starts a conversation with an agent of the actor's workspace. */
+    async start(ctx: OperationContext, input: StartConversationInput): Promise<ConversationView> {
+      return inTransaction(db, ctx, async (trx) => {
+        const bot = isId('chatbot', input.chatbotId) ? await chatbotRepository.find(trx, ctx.actor.workspaceId, input.chatbotId) : undefined;
+        if (!bot) throw AppError.notFound('AI Agent', input.chatbotId);
+        const now = clock.now();
+        const at = now.toISOString();
+        const row: ConversationRow = {
+          id: newId('conversation', now.getTime()),
+          workspace_id: ctx.actor.workspaceId,
+          chatbot_id: bot.id,
+          status: 'open',
+          mode: 'agent',
+          channel: input.channel,
+          visitor_id: newId('visitor', now.getTime()),
+          visitor_name: input.visitor?.name ?? null,
+          visitor_email: input.visitor?.email ?? null,
+          lead_id: null,
+          message_count: 0,
+          last_message_at: null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          created_at: at,
+          updated_at: at,
+        };
+        await conversationRepository.insert(trx, row);
+        return presentConversation(row);
+      });
+    },
+  };
+}
+
+export type ConversationService = ReturnType<typeof createConversationService>;

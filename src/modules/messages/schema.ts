@@ -1,0 +1,57 @@
+import { Type, type Static } from 'typebox';
+import { IdOf, ListOf, Nullable, PageQuery, Timestamp } from '../../http/schemas.js';
+
+export const MESSAGE_ROLES = ['user', 'assistant', 'operator'] as const;
+export const AUTHOR_TYPES = ['visitor', 'api_key', 'user', 'agent'] as const;
+
+/** One message of a conversation. */
+export const Message = Type.Object(
+  {
+    id: IdOf('message'),
+    object: Type.Literal('message'),
+    conversation_id: IdOf('conversation'),
+    role: Type.Enum(MESSAGE_ROLES, {
+      description: '`user`: the visitor (or a channel relaying one); `assistant`: the AI Agent; `operator`: a human answering.',
+    }),
+    content: Type.String(),
+    author: Type.Object({
+      type: Type.Enum(AUTHOR_TYPES),
+      id: Nullable(Type.String()),
+    }),
+    created_at: Timestamp,
+  },
+  { title: 'Message' },
+);
+export type MessageView = Static<typeof Message>;
+
+/** Body of POST /conversations/{id}/messages. */
+export const CreateMessageBody = Type.Object(
+  {
+    content: Type.String({ minLength: 1, maxLength: 10_000, description: 'The text of the message.' }),
+    role: Type.Optional(
+      Type.Union([Type.Literal('user'), Type.Literal('operator')], {
+        default: 'user',
+        description:
+          '`user` (default): a visitor\'s message relayed by a custom channel; the AI Agent answers it. ' +
+          '`operator`: a human answering; the conversation switches to `mode: human` and the agent stays silent.',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'CreateMessage' },
+);
+export type CreateMessageInput = Static<typeof CreateMessageBody>;
+
+/** Query of GET /conversations/{id}/messages. */
+export const ListMessagesQuery = Type.Object(
+  {
+    ...PageQuery,
+    order: Type.Optional(
+      Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc', description: 'Oldest first (`asc`, default) or newest first.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ListMessagesFilters = Static<typeof ListMessagesQuery>;
+
+/** A page of messages. */
+export const MessageList = ListOf(Message, 'MessageList');

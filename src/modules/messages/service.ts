@@ -1,0 +1,100 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../http/errors.js';
+import { createdRange } from '../../http/filters.js';
+import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import type { OperationContext } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { nextUpdatedAt } from '../../lib/versioning.js';
+import type { ConversationRow } from '../conversations/repository.js';
+import { conversationRepository } from '../conversations/repository.js';
+import type { ConversationService } from '../conversations/service.js';
+import { presentMessage } from './presenter.js';
+import { messageRepository, type MessageRow } from './repository.js';
+import type { CreateMessageInput, ListMessagesFilters, MessageView } from './schema.js';
+
+/**
+ * The seam where the agent's answer to a `user` message is requested. It is called inside the message's
+ * transaction, so a durable implementation can record its job atomically with the message.
+ */
+export interface ReplyRequester {
+  requestReply(trx: Transaction<Database>, conversation: ConversationRow, message: MessageRow): Promise<void>;
+}
+
+/** The reply requester until the chat runtime exists: agents do not answer yet. */
+export const noReplies: ReplyRequester = { requestReply: async () => undefined };
+
+/** A message to append, with its author spelled out (runtime, seeder and API all append through here). */
+export interface AppendMessageInput {
+  role: MessageView['role'];
+  content: string;
+  author: MessageView['author'];
+}
+
+/** Messages of conversations: list, and append (which keeps the conversation's counters right). */
+export function createMessageService(db: Kysely<Database>, clock: Clock, conversations: ConversationService, replies: ReplyRequester) {
+  async function append(ctx: OperationContext, conversationId: string, input: AppendMessageInput): Promise<MessageView> {
+    return inTransaction(db, ctx, async (trx) => {
+      const conversation = await conversations.load({ ...ctx, trx }, conversationId);
+      if (conversation.status === 'closed') {
+        throw new AppError('conversation_closed', 'This conversation is closed and accepts no new messages.');
+      }
+      const now = clock.now();
+      // Strictly after the previous message, so a transcript's order never depends on id randomness.
+      const createdAt = conversation.last_message_at ? nextUpdatedAt(conversation.last_message_at, now) : now.toISOString();
+      const row: MessageRow = {
+        id: newId('message', Date.parse(createdAt)),
+        workspace_id: ctx.actor.workspaceId,
+        conversation_id: conversation.id,
+        chatbot_id: conversation.chatbot_id,
+        role: input.role,
+        content: input.content,
+        author_type: input.author.type,
+        author_id: input.author.id,
+        created_at: createdAt,
+      };
+      await messageRepository.insert(trx, row);
+      const updated: ConversationRow = {
+        ...conversation,
+        message_count: Number(conversation.message_count) + 1,
+        last_message_at: createdAt,
+        updated_at: nextUpdatedAt(conversation.updated_at, new Date(createdAt)),
+        mode: input.role === 'operator' ? 'human' : conversation.mode,
+      };
+      await conversationRepository.update(trx, ctx.actor.workspaceId, conversation.id, {
+        message_count: updated.message_count,
+        last_message_at: updated.last_message_at,
+        updated_at: updated.updated_at,
+        mode: updated.mode,
+      });
+      if (input.role === 'user' && updated.mode === 'agent') await replies.requestReply(trx, updated, row);
+      return presentMessage(row);
+    });
+  }
+
+  return {
+    append,
+
+    /** Sends a message into a conversation through the API, authored by the calling key. */
+    async send(ctx: OperationContext, conversationId: string, input: CreateMessageInput): Promise<MessageView> {
+      return append(ctx, conversationId, {
+        role: input.role ?? 'user',
+        content: input.content,
+        author: { type: ctx.actor.type === 'system' ? 'user' : (ctx.actor.type as MessageView['author']['type']), id: ctx.actor.id },
+      });
+    },
+
+    /** A page of a conversation's messages, oldest first unless `order=desc`. */
+    async list(ctx: OperationContext, conversationId: string, query: ListMessagesFilters): Promise<Page<MessageView>> {
+      const conversation = await conversations.load(ctx, conversationId);
+      const filters = { conversation: conversation.id, ...createdRange(query) };
+      const page = pageRequest(query, filters, query.order ?? 'asc');
+      const rows = await messageRepository.list(db, ctx.actor.workspaceId, conversation.id, filters, page);
+      return toPage(rows, page, filters, presentMessage);
+    },
+  };
+}
+
+export type MessageService = ReturnType<typeof createMessageService>;

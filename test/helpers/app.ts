@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp, type AppOverrides } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { SCOPES, type Scope } from '../../src/http/scopes.js';
+import { systemContext } from '../../src/lib/actor.js';
+
+/** A real app on a fresh SQLite file, with helpers to make workspaces, keys and requests. */
+export interface TestApp {
+  app: FastifyInstance;
+  config: Config;
+  /** A new workspace and a key with the given scopes (all by default). */
+  tenant(scopes?: readonly Scope[]): Promise<Tenant>;
+  close(): Promise<void>;
+}
+
+/** A workspace with one API key, and a request helper that sends that key. */
+export interface Tenant {
+  workspaceId: string;
+  keyId: string;
+  key: string;
+  /** Another key of the same workspace. */
+  newKey(scopes: readonly Scope[]): Promise<{ id: string; key: string }>;
+  request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+}
+
+/** A configuration for tests: a temp SQLite file unless TEST_DATABASE_URL says otherwise. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-test-'));
+  const base = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: `sqlite:${path.join(dir, 'test.db')}` });
+  return { ...base, ...overrides };
+}
+
+/** Builds the real app (buildApp) on a fresh database. Close it in afterAll. */
+export async function createTestApp(configOverrides: Partial<Config> = {}, overrides: AppOverrides = {}): Promise<TestApp> {
+  const config = testConfig(configOverrides);
+  const app = await buildApp(config, overrides);
+  await app.ready();
+  const { services } = app;
+
+  async function tenant(scopes: readonly Scope[] = SCOPES): Promise<Tenant> {
+    const workspace = await services.workspaces.create(`Test workspace ${Math.random().toString(36).slice(2, 8)}`);
+    const ctx = systemContext(workspace.id, 'test');
+    const newKey = async (keyScopes: readonly Scope[]) => {
+      const { key, secret } = await services.apiKeys.create(ctx, { name: 'test key', scopes: [...keyScopes] });
+      return { id: key.id, key: secret };
+    };
+    const first = await newKey(scopes);
+    return {
+      workspaceId: workspace.id,
+      keyId: first.id,
+      key: first.key,
+      newKey,
+      request: (method, url, body, headers = {}) =>
+        app.inject({
+          method: method as 'GET',
+          url,
+          headers: {
+            authorization: `Bearer ${first.key}`,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+          ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+        }),
+    };
+  }
+
+  return { app, config, tenant, close: () => app.close() };
+}
