@@ -2,16 +2,20 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
-import { authHook } from './http/auth.js';
+import { authenticateHook, requireScope } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { idempotencyLayer } from './http/idempotency.js';
 import { registerHealth } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
+import { rateLimitHook } from './http/rate-limit.js';
 import { installReplyHelpers } from './http/replies.js';
 import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
+import { MemoryRateLimitStore } from './lib/rate-limit/memory-store.js';
+import type { RateLimitStore } from './lib/rate-limit/types.js';
 import { analyticsRoutes } from './modules/analytics/routes.js';
 import { chatbotRoutes } from './modules/chatbots/routes.js';
 import { conversationRoutes } from './modules/conversations/routes.js';
@@ -30,6 +34,7 @@ declare module 'fastify' {
 /** Things tests (and later deployments) may replace. */
 export interface AppOverrides {
   clock?: Clock;
+  rateLimitStore?: RateLimitStore;
 }
 
 /**
@@ -41,6 +46,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await migrateToLatest(database.db);
   const clock = overrides.clock ?? systemClock;
   const services = createServices({ db: database.db, clock });
+  const rateLimitStore = overrides.rateLimitStore ?? new MemoryRateLimitStore();
+  const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
     loggerInstance: createLogger(config) as FastifyBaseLogger,
@@ -55,7 +62,17 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.decorate('services', services);
   app.decorate('database', database);
   app.decorate('config', config);
-  app.addHook('onClose', async () => database.close());
+  const sweeper = setInterval(() => {
+    idempotency.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency sweep failed'));
+  }, 10 * 60_000);
+  sweeper.unref();
+  app.addHook('onReady', async () => {
+    await idempotency.sweep();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await database.close();
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('Request-Id', request.id);
   });
@@ -73,7 +90,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   await app.register(
     async (api) => {
-      api.addHook('onRequest', authHook(services.apiKeys));
+      // The fixed order of cross-cutting policy: authentication → rate limit → scope (onRequest, before the
+      // body is read) → validation → idempotency (preHandler) → handler → stored result (onSend).
+      api.addHook('onRequest', authenticateHook(services.apiKeys));
+      api.addHook('onRequest', rateLimitHook(rateLimitStore, config.rateLimit, clock));
+      api.addHook('onRequest', requireScope);
+      api.addHook('preHandler', idempotency.preHandler);
+      api.addHook('onSend', idempotency.onSend);
+      api.addHook('onResponse', idempotency.onResponse);
       api.get('/openapi', { schema: { hide: true } }, async () => app.swagger());
       await api.register(analyticsRoutes(services.analytics));
       await api.register(chatbotRoutes(services.chatbots));

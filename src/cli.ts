@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
-import { runCommand, usage, UsageError } from './cli/commands.js';
+import { CommandFailure, runCommand, usage, UsageError } from './cli/commands.js';
 import { AppError } from './http/errors.js';
 
 // Thin entry point of the ops CLI. With --json, stdout carries exactly one JSON value; everything else
@@ -10,10 +10,21 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   try {
-    const { output, asJson } = await runCommand(loadConfig(), argv);
-    process.stdout.write(asJson ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+    const write = (chunk: string) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(chunk)) resolve();
+        else process.stdout.once('drain', () => resolve());
+      });
+    const { output, asJson } = await runCommand(loadConfig(), argv, write);
+    if (output.streamed) console.error(`exported ${output.count ?? 0} events`);
+    else await write(asJson ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof CommandFailure) {
+      if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ ok: false, ...(error.details as object) })}\n`);
+      console.error(error.message);
+      return 1;
+    }
     if (error instanceof UsageError) {
       console.error(`error: ${error.message}\n\n${usage()}`);
       return 2;

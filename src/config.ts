@@ -19,6 +19,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Trust X-Forwarded-* from a proxy in front (for client IPs in logs and audit). */
   trustProxy: boolean;
+  /** Requests per rolling minute per API key and per workspace (continuous refill). */
+  rateLimit: { keyPerMinute: number; workspacePerMinute: number };
 }
 
 /** Raised for a configuration value that cannot be used; the message names the variable. */
@@ -83,5 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    rateLimit: {
+      keyPerMinute: integer(env, 'RATE_LIMIT_KEY_PER_MINUTE', 600, 1, 10_000_000),
+      workspacePerMinute: integer(env, 'RATE_LIMIT_WORKSPACE_PER_MINUTE', 1800, 1, 10_000_000),
+    },
   };
 }

@@ -8,6 +8,8 @@ import { createConversationService } from './modules/conversations/service.js';
 import { createLeadService } from './modules/leads/service.js';
 import { createMessageService, noReplies, type ReplyRequester } from './modules/messages/service.js';
 import { createWorkspaceService } from './modules/workspaces/service.js';
+import { createAuditService } from './modules/audit/service.js';
+import { createAuditWriter } from './modules/audit/writer.js';
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -18,15 +20,17 @@ export interface ServiceDeps {
 
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
 export function createServices({ db, clock, replies = noReplies }: ServiceDeps) {
-  const conversations = createConversationService(db, clock);
+  const audit = createAuditWriter(clock);
+  const conversations = createConversationService(db, clock, audit);
   return {
-    workspaces: createWorkspaceService(db, clock),
-    apiKeys: createApiKeyService(db, clock),
-    chatbots: createChatbotService(db, clock),
+    workspaces: createWorkspaceService(db, clock, audit),
+    apiKeys: createApiKeyService(db, clock, audit),
+    chatbots: createChatbotService(db, clock, audit),
     conversations,
-    messages: createMessageService(db, clock, conversations, replies),
-    leads: createLeadService(db, clock),
+    messages: createMessageService(db, clock, audit, conversations, replies),
+    leads: createLeadService(db, clock, audit),
     analytics: createAnalyticsService(db, clock),
+    audit: createAuditService(db),
   };
 }
 

@@ -14,11 +14,27 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** What a command produced: a JSON value for --json, and the text shown otherwise. */
+/** A command that ran but found a problem (a broken audit chain): exit code 1, details kept for --json. */
+export class CommandFailure extends Error {
+  override name = 'CommandFailure';
+  constructor(
+    message: string,
+    readonly details: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** What a command produced: a JSON value for --json, and the text shown otherwise (or it streamed itself). */
 export interface CommandOutput {
   json: unknown;
   text: string;
+  streamed?: boolean;
+  count?: number;
 }
+
+/** Writes a chunk to stdout, waiting when the pipe is full. */
+export type Writer = (chunk: string) => Promise<void>;
 
 interface CommandEnv {
   db: Kysely<Database>;
@@ -31,7 +47,7 @@ interface Command {
   usage: string;
   options: Options;
   positionals?: number;
-  run(env: CommandEnv, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<CommandOutput>;
+  run(env: CommandEnv, values: Record<string, string | boolean | undefined>, positionals: string[], write: Writer): Promise<CommandOutput>;
 }
 
 function required(values: Record<string, string | boolean | undefined>, name: string): string {
@@ -107,6 +123,45 @@ const COMMANDS: Record<string, Command> = {
       };
     },
   },
+  'audit list': {
+    usage: 'audit list --workspace WS_ID [--limit N] [--json]',
+    options: { workspace: { type: 'string' }, limit: { type: 'string' }, ...json },
+    async run({ services }, values) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      const limitText = values.limit;
+      const limit = typeof limitText === 'string' ? Number(limitText) : 100;
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be a whole number from 1 to 100000');
+      const events = await services.audit.list(workspace.id, limit);
+      const lines = events.map((e) => `${e.occurred_at}  ${e.action.padEnd(22)} ${e.actor.type}:${e.actor.id} (${e.actor.name}) → ${e.target.type}:${e.target.id}`);
+      return { json: events, text: lines.length ? lines.join('\n') : 'no audit events' };
+    },
+  },
+  'audit verify': {
+    usage: 'audit verify --workspace WS_ID [--json]',
+    options: { workspace: { type: 'string' }, ...json },
+    async run({ services }, values) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      const result = await services.audit.verify(workspace.id);
+      if (!result.ok) {
+        const where = result.eventId ? `event ${result.eventId} (#${result.seq})` : `after event #${result.seq - 1}`;
+        throw new CommandFailure(`audit chain of ${workspace.id} is BROKEN at ${where}: ${result.reason}`, result);
+      }
+      return { json: result, text: `audit chain of ${workspace.id} is intact: ${result.events} events, head ${result.head.slice(0, 16)}…` };
+    },
+  },
+  'audit export': {
+    usage: 'audit export --workspace WS_ID   (JSON Lines on stdout, oldest first)',
+    options: { workspace: { type: 'string' }, ...json },
+    async run({ services }, values, _positionals, write) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      let count = 0;
+      for await (const event of services.audit.export(workspace.id)) {
+        await write(`${JSON.stringify(event)}\n`);
+        count += 1;
+      }
+      return { json: undefined, text: '', streamed: true, count };
+    },
+  },
   migrate: {
     usage: 'migrate [--json]',
     options: { ...json },
@@ -123,7 +178,7 @@ export function usage(): string {
 }
 
 /** Parses argv, runs the command against the configured database, and returns its output. */
-export async function runCommand(config: Config, argv: string[]): Promise<{ output: CommandOutput; asJson: boolean }> {
+export async function runCommand(config: Config, argv: string[], write: Writer): Promise<{ output: CommandOutput; asJson: boolean }> {
   const name = [argv[0], argv[1]].filter(Boolean).join(' ');
   const key = COMMANDS[name] ? name : COMMANDS[argv[0] ?? ''] ? argv[0]! : undefined;
   if (!key) throw new UsageError(argv.length ? `unknown command "${argv.join(' ')}"` : 'no command given');
@@ -142,7 +197,7 @@ export async function runCommand(config: Config, argv: string[]): Promise<{ outp
   try {
     const applied = await migrateToLatest(database.db);
     const services = createServices({ db: database.db, clock: systemClock });
-    const output = await command.run({ db: database.db, services }, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+    const output = await command.run({ db: database.db, services }, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, write);
     if (key === 'migrate') output.json = { status: 'up_to_date', applied };
     if (key === 'migrate') output.text = applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date';
     return { output, asJson: parsed.values.json === true };

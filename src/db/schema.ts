@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Generated, Kysely, Transaction } from 'kysely';
 
 /**
  * Table types as Kysely sees them. Timestamps are ISO 8601 UTC strings with milliseconds, JSON
@@ -9,6 +9,10 @@ export interface WorkspacesTable {
   id: string;
   name: string;
   created_at: string;
+  /** Sequence number of the last audit event of the workspace (0: none yet). */
+  audit_seq: Generated<number>;
+  /** Hash of the last audit event ('' when none): the head of the chain. */
+  audit_head: Generated<string>;
 }
 
 export interface ApiKeysTable {
@@ -94,6 +98,42 @@ export interface LeadsTable {
   updated_at: string;
 }
 
+export interface AuditEventsTable {
+  id: string;
+  workspace_id: string;
+  seq: number;
+  occurred_at: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  actor_name: string;
+  target_type: string;
+  target_id: string;
+  /** JSON: { field: { before, after } }. */
+  changes: string;
+  request_id: string | null;
+  idempotency_key: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface IdempotencyKeysTable {
+  api_key_id: string;
+  idempotency_key: string;
+  /** SHA-256 of method, path and canonical body: a different request under the same key is a 422. */
+  fingerprint: string;
+  state: 'in_flight' | 'completed';
+  locked_until: string | null;
+  response_status: number | null;
+  /** JSON object of the headers replayed with the body (Content-Type, Location, ETag). */
+  response_headers: string | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 /** Every table of the service. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -102,6 +142,8 @@ export interface Database {
   conversations: ConversationsTable;
   messages: MessagesTable;
   leads: LeadsTable;
+  audit_events: AuditEventsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

@@ -31,13 +31,12 @@ function bearerToken(request: FastifyRequest): string | null {
 }
 
 /**
- * The onRequest hook of /api/v1: authenticates the bearer key and checks the route's declared scope.
+ * Authentication (onRequest of /api/v1): the bearer key becomes the request's principal, or 401.
  * It runs before the body is read, so refused requests cost no parsing and never reach validation.
  */
-export function authHook(apiKeys: ApiKeyService) {
+export function authenticateHook(apiKeys: ApiKeyService) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    const scope = request.routeOptions.config.scope;
-    if (!scope) return;
+    if (!request.routeOptions.config.scope) return;
     const token = bearerToken(request);
     if (token === null) {
       throw new AppError('missing_api_key', 'Send an API key as "Authorization: Bearer <API_KEY>".', {}, { 'WWW-Authenticate': REALM });
@@ -49,12 +48,19 @@ export function authHook(apiKeys: ApiKeyService) {
       });
     }
     request.principal = result.principal;
-    if (!result.principal.scopes.has(scope)) {
-      throw new AppError('insufficient_scope', `This operation requires the scope "${scope}", which the API key does not have.`, {
-        required_scope: scope,
-      }, { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` });
-    }
   };
+}
+
+/** Authorization (onRequest, after rate limiting): the key must hold the scope the route declares, or 403. */
+export async function requireScope(request: FastifyRequest): Promise<void> {
+  const scope = request.routeOptions.config.scope;
+  if (!scope || !request.principal || request.principal.scopes.has(scope)) return;
+  throw new AppError(
+    'insufficient_scope',
+    `This operation requires the scope "${scope}", which the API key does not have.`,
+    { required_scope: scope },
+    { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },
+  );
 }
 
 /** The operation context of an authenticated API request: the key as actor, plus request facts. */
@@ -68,6 +74,8 @@ export function apiContext(request: FastifyRequest): OperationContext {
       requestId: request.id,
       ip: request.ip ?? null,
       userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 512) : null,
+      idempotencyKey: request.idempotency?.key ?? null,
     },
+    ...(request.idempotency ? { trx: request.idempotency.trx } : {}),
   };
 }

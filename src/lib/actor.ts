@@ -14,6 +14,8 @@ export interface RequestContext {
   requestId: string | null;
   ip: string | null;
   userAgent: string | null;
+  /** The Idempotency-Key the write was made under, if any. */
+  idempotencyKey?: string | null;
 }
 
 /** What every service call receives: the actor and, when it came over HTTP, the request facts. */

@@ -30,7 +30,8 @@ export interface Tenant {
 export function testConfig(overrides: Partial<Config> = {}): Config {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-test-'));
   const base = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: `sqlite:${path.join(dir, 'test.db')}` });
-  return { ...base, ...overrides };
+  // Budgets far above what a suite sends, unless a test is about rate limits.
+  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, ...overrides };
 }
 
 /** Builds the real app (buildApp) on a fresh database. Close it in afterAll. */

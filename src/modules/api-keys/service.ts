@@ -14,6 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { parseJson } from '../../lib/json.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
+import { diffChanges, type AuditWriter } from '../audit/writer.js';
 
 /** An API key as shown to its owners (never the secret). */
 export interface ApiKeyView {
@@ -65,7 +66,7 @@ function present(row: ApiKeyRow): ApiKeyView {
 const TOUCH_INTERVAL_MS = 60_000;
 
 /** API keys: issue, list, revoke, and authenticate presented secrets. */
-export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
+export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
   return {
     /** Issues a key; the returned secret is shown this once and never stored. */
     async create(ctx: OperationContext, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }> {
@@ -100,8 +101,16 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
         revoked_at: null,
         last_used_at: null,
       };
-      await apiKeyRepository.insert(db, { ...row, secret_hash: hashApiKeySecret(secret) });
-      return { key: present(row), secret };
+      const key = present(row);
+      await db.transaction().execute(async (trx) => {
+        await apiKeyRepository.insert(trx, { ...row, secret_hash: hashApiKeySecret(secret) });
+        await audit.record(trx, ctx, {
+          action: 'api_key.created',
+          target: { type: 'api_key', id: row.id },
+          changes: diffChanges(null, key, ['name', 'prefix', 'scopes', 'expires_at']),
+        });
+      });
+      return { key, secret };
     },
 
     /** Every key of the actor's workspace, newest first. */
@@ -113,7 +122,11 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock) {
     async revoke(ctx: OperationContext, id: string): Promise<ApiKeyView> {
       const row = isId('apiKey', id) ? await apiKeyRepository.find(db, ctx.actor.workspaceId, id) : undefined;
       if (!row) throw AppError.notFound('API key', id);
-      await apiKeyRepository.revoke(db, ctx.actor.workspaceId, id, clock.now().toISOString());
+      const at = clock.now().toISOString();
+      await db.transaction().execute(async (trx) => {
+        if (!(await apiKeyRepository.revoke(trx, ctx.actor.workspaceId, id, at))) return;
+        await audit.record(trx, ctx, { action: 'api_key.revoked', target: { type: 'api_key', id }, changes: { revoked_at: { before: null, after: at } } });
+      });
       return present((await apiKeyRepository.find(db, ctx.actor.workspaceId, id))!);
     },
 

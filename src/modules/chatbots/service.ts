@@ -12,6 +12,7 @@ import { DEFAULT_LEAD_CAPTURE, presentChatbot } from './presenter.js';
 import { chatbotRepository, type ChatbotRow } from './repository.js';
 import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilters, UpdateChatbotInput } from './schema.js';
 import { assertTransition } from './transitions.js';
+import { diffChanges, type AuditWriter } from '../audit/writer.js';
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -20,6 +21,8 @@ export interface VersionedChatbot {
 }
 
 const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'metadata'] as const;
+/** The fields whose changes the audit log records. */
+const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'metadata', 'published_at'] as const;
 const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature'] as const;
 
 function versioned(row: ChatbotRow): VersionedChatbot {
@@ -27,7 +30,7 @@ function versioned(row: ChatbotRow): VersionedChatbot {
 }
 
 /** AI Agents: create drafts, read, list, update and move through their states. */
-export function createChatbotService(db: Kysely<Database>, clock: Clock) {
+export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
   async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db): Promise<ChatbotRow> {
     const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id) : undefined;
     if (!row) throw AppError.notFound('AI Agent', id);
@@ -57,8 +60,12 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock) {
         updated_at: at,
         published_at: null,
       };
-      await inTransaction(db, ctx, (trx) => chatbotRepository.insert(trx, row));
-      return versioned(row);
+      const result = versioned(row);
+      await inTransaction(db, ctx, async (trx) => {
+        await chatbotRepository.insert(trx, row);
+        await audit.record(trx, ctx, { action: 'chatbot.created', target: { type: 'chatbot', id: row.id }, changes: diffChanges(null, result.chatbot, AUDITED) });
+      });
+      return result;
     },
 
     /** One agent of the actor's workspace. */
@@ -109,7 +116,13 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock) {
         next.updated_at = nextUpdatedAt(current.updated_at, now);
         const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof ChatbotRow]]));
         await chatbotRepository.update(trx, ctx.actor.workspaceId, id, changes);
-        return versioned(next);
+        const result = versioned(next);
+        await audit.record(trx, ctx, {
+          action: 'chatbot.updated',
+          target: { type: 'chatbot', id },
+          changes: diffChanges(presentChatbot(current), result.chatbot, AUDITED),
+        });
+        return result;
       });
     },
   };

@@ -12,6 +12,7 @@ import { chatbotRepository } from '../chatbots/repository.js';
 import { presentConversation } from './presenter.js';
 import { conversationRepository, type ConversationRow } from './repository.js';
 import type { ConversationView, ListConversationsFilters } from './schema.js';
+import { diffChanges, type AuditWriter } from '../audit/writer.js';
 
 /** Input for a new conversation (the chat runtime and the demo seeder start them). */
 export interface StartConversationInput {
@@ -22,7 +23,7 @@ export interface StartConversationInput {
 }
 
 /** Conversations: read through the API; started by the chat runtime. */
-export function createConversationService(db: Kysely<Database>, clock: Clock) {
+export function createConversationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
   return {
     /** Loads a conversation row of the actor's workspace, or 404. */
     async load(ctx: OperationContext, id: string): Promise<ConversationRow> {
@@ -52,6 +53,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock) {
         if (row.status === 'closed') return presentConversation(row);
         const closed = { ...row, status: 'closed', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
         await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { status: closed.status, updated_at: closed.updated_at });
+        await audit.record(trx, ctx, { action: 'conversation.closed', target: { type: 'conversation', id: row.id }, changes: { status: { before: row.status, after: 'closed' } } });
         return presentConversation(closed);
       });
     },
@@ -81,7 +83,13 @@ export function createConversationService(db: Kysely<Database>, clock: Clock) {
           updated_at: at,
         };
         await conversationRepository.insert(trx, row);
-        return presentConversation(row);
+        const view = presentConversation(row);
+        await audit.record(trx, ctx, {
+          action: 'conversation.created',
+          target: { type: 'conversation', id: row.id },
+          changes: diffChanges(null, view, ['chatbot_id', 'channel', 'visitor', 'metadata']),
+        });
+        return view;
       });
     },
   };

@@ -13,6 +13,7 @@ import { conversationRepository } from '../conversations/repository.js';
 import { presentLead } from './presenter.js';
 import { leadRepository, type LeadRow } from './repository.js';
 import type { CreateLeadInput, LeadView, ListLeadsFilters, UpdateLeadInput } from './schema.js';
+import { diffChanges, type AuditWriter } from '../audit/writer.js';
 
 /** A lead together with its current ETag. */
 export interface VersionedLead {
@@ -21,6 +22,8 @@ export interface VersionedLead {
 }
 
 const EDITABLE = ['name', 'email', 'phone', 'company', 'status'] as const;
+/** The fields whose changes the audit log records. */
+const AUDITED = ['chatbot_id', 'conversation_id', 'name', 'email', 'phone', 'company', 'status', 'source', 'custom_fields'] as const;
 
 function normaliseEmail(email: string | null | undefined): string | null | undefined {
   return typeof email === 'string' ? email.trim().toLowerCase() : email;
@@ -40,7 +43,7 @@ function versioned(row: LeadRow): VersionedLead {
 }
 
 /** Leads: captured by the chat runtime, created and updated through the API and the dashboard. */
-export function createLeadService(db: Kysely<Database>, clock: Clock) {
+export function createLeadService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
   // Resolves the optional agent and conversation a lead belongs to, both within the workspace.
   async function resolveLinks(trx: Transaction<Database>, workspaceId: string, input: CreateLeadInput) {
     let chatbotId = input.chatbot_id ?? null;
@@ -97,7 +100,9 @@ export function createLeadService(db: Kysely<Database>, clock: Clock) {
             updated_at: nextUpdatedAt(conversation.updated_at, now),
           });
         }
-        return versioned(row);
+        const result = versioned(row);
+        await audit.record(trx, ctx, { action: 'lead.created', target: { type: 'lead', id: row.id }, changes: diffChanges(null, result.lead, AUDITED) });
+        return result;
       });
     },
 
@@ -139,7 +144,9 @@ export function createLeadService(db: Kysely<Database>, clock: Clock) {
         next.updated_at = nextUpdatedAt(current.updated_at, clock.now());
         const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof LeadRow]]));
         await leadRepository.update(trx, ctx.actor.workspaceId, id, changes);
-        return versioned(next);
+        const result = versioned(next);
+        await audit.record(trx, ctx, { action: 'lead.updated', target: { type: 'lead', id }, changes: diffChanges(presentLead(current), result.lead, AUDITED) });
+        return result;
       });
     },
   };

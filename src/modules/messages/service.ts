@@ -14,6 +14,7 @@ import type { ConversationService } from '../conversations/service.js';
 import { presentMessage } from './presenter.js';
 import { messageRepository, type MessageRow } from './repository.js';
 import type { CreateMessageInput, ListMessagesFilters, MessageView } from './schema.js';
+import type { AuditWriter } from '../audit/writer.js';
 
 /**
  * The seam where the agent's answer to a `user` message is requested. It is called inside the message's
@@ -34,7 +35,13 @@ export interface AppendMessageInput {
 }
 
 /** Messages of conversations: list, and append (which keeps the conversation's counters right). */
-export function createMessageService(db: Kysely<Database>, clock: Clock, conversations: ConversationService, replies: ReplyRequester) {
+export function createMessageService(
+  db: Kysely<Database>,
+  clock: Clock,
+  audit: AuditWriter,
+  conversations: ConversationService,
+  replies: ReplyRequester,
+) {
   async function append(ctx: OperationContext, conversationId: string, input: AppendMessageInput): Promise<MessageView> {
     return inTransaction(db, ctx, async (trx) => {
       const conversation = await conversations.load({ ...ctx, trx }, conversationId);
@@ -68,6 +75,16 @@ export function createMessageService(db: Kysely<Database>, clock: Clock, convers
         last_message_at: updated.last_message_at,
         updated_at: updated.updated_at,
         mode: updated.mode,
+      });
+      await audit.record(trx, ctx, {
+        action: 'message.created',
+        target: { type: 'message', id: row.id },
+        changes: {
+          conversation_id: { before: null, after: row.conversation_id },
+          role: { before: null, after: row.role },
+          content: { before: null, after: row.content },
+          ...(updated.mode !== conversation.mode ? { 'conversation.mode': { before: conversation.mode, after: updated.mode } } : {}),
+        },
       });
       if (input.role === 'user' && updated.mode === 'agent') await replies.requestReply(trx, updated, row);
       return presentMessage(row);

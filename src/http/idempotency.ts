@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ControlledTransaction, Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { canonicalJson } from '../lib/canonical-json.js';
+import type { Clock } from '../lib/clock.js';
+import { idempotencyRepository } from '../modules/idempotency/repository.js';
+import { AppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set while an idempotent POST runs: its key and the transaction its write must join. */
+    idempotency?: IdempotentWrite;
+  }
+}
+
+interface IdempotentWrite {
+  apiKeyId: string;
+  key: string;
+  trx: ControlledTransaction<Database>;
+  settled: boolean;
+}
+
+/** How long a stored result is replayed. Published in the OpenAPI document and the README. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long an in-flight marker blocks duplicates before a retry may take it over (its request died). */
+const LOCK_MS = 60_000;
+/** Statuses that store nothing: refused before any work (or a 5xx, which rolls back). */
+const NOT_STORED = new Set([400, 401, 403, 413, 415, 429]);
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
+
+/**
+ * Parses an Idempotency-Key header: 1–255 printable ASCII characters, sent plain or as a quoted
+ * Structured-Field string (`"…"` with `\"` and `\\` escapes). Anything else is a 400.
+ */
+export function parseIdempotencyKey(raw: string): string {
+  const invalid = () =>
+    new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters, plain or as a quoted string.', {
+      errors: [{ parameter: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+    });
+  let key = raw;
+  if (raw.startsWith('"')) {
+    const match = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/.exec(raw);
+    if (!match) throw invalid();
+    key = match[1]!.replace(/\\(["\\])/g, '$1');
+  }
+  if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) throw invalid();
+  return key;
+}
+
+function fingerprint(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.url}\n`)
+    .update(canonicalJson(request.body ?? null))
+    .digest('hex');
+}
+
+function replay(reply: FastifyReply, stored: { response_status: number | null; response_headers: string | null; response_body: string | null }) {
+  const headers = JSON.parse(stored.response_headers ?? '{}') as Record<string, string>;
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+  return reply.code(stored.response_status ?? 200).header('Idempotent-Replayed', 'true').send(stored.response_body ?? '');
+}
+
+/**
+ * The one idempotency layer (every POST under /api/v1). After validation it claims the key with an
+ * in-flight marker, replays a stored result, or refuses a duplicate (409) or a different request under the
+ * same key (422). It then opens the transaction the write joins; when the response is ready, the result is
+ * stored in that same transaction and committed with the write, or everything is rolled back and the key
+ * released (nothing stored for refusals and 5xx, so a retry can succeed).
+ */
+export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
+  async function release(write: IdempotentWrite): Promise<void> {
+    if (!write.trx.isCommitted && !write.trx.isRolledBack) await write.trx.rollback().execute();
+    await idempotencyRepository.release(db, write.apiKeyId, write.key);
+  }
+
+  return {
+    async preHandler(request: FastifyRequest, reply: FastifyReply) {
+      const header = request.headers['idempotency-key'];
+      if (request.method !== 'POST' || !request.principal || header === undefined) return;
+      if (Array.isArray(header)) throw parseIdempotencyKey('');
+      const key = parseIdempotencyKey(header);
+      const apiKeyId = request.principal.keyId;
+      const now = clock.now();
+      const nowIso = now.toISOString();
+      const print = fingerprint(request);
+      const claimed = await idempotencyRepository.claim(
+        db,
+        {
+          api_key_id: apiKeyId,
+          idempotency_key: key,
+          fingerprint: print,
+          state: 'in_flight',
+          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+          response_status: null,
+          response_headers: null,
+          response_body: null,
+          created_at: nowIso,
+          expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
+        },
+        nowIso,
+      );
+      if (!claimed) {
+        const existing = await idempotencyRepository.findLive(db, apiKeyId, key, nowIso);
+        const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+        if (!existing) throw inUse();
+        if (existing.fingerprint !== print) {
+          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+        }
+        if (existing.state === 'completed') return replay(reply, existing);
+        const lockExpired = await idempotencyRepository.takeOver(db, apiKeyId, key, nowIso, new Date(now.getTime() + LOCK_MS).toISOString());
+        if (!lockExpired) throw inUse();
+      }
+      request.idempotency = { apiKeyId, key, trx: await db.startTransaction().execute(), settled: false };
+    },
+
+    async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+      const write = request.idempotency;
+      if (!write || write.settled) return payload;
+      write.settled = true;
+      const status = reply.statusCode;
+      try {
+        if (status >= 500 || NOT_STORED.has(status)) {
+          await release(write);
+          return payload;
+        }
+        const headers = Object.fromEntries(
+          REPLAYED_HEADERS.filter((name) => reply.hasHeader(name)).map((name) => [name, String(reply.getHeader(name))]),
+        );
+        const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
+        await idempotencyRepository.complete(write.trx, write.apiKeyId, write.key, { status, headers: JSON.stringify(headers), body });
+        await write.trx.commit().execute();
+        return payload;
+      } catch (error) {
+        await release(write).catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency: release failed'));
+        throw error;
+      }
+    },
+
+    /** Safety net: a request that ended without onSend (aborted) rolls back and frees its key. */
+    async onResponse(request: FastifyRequest) {
+      const write = request.idempotency;
+      if (!write || write.settled) return;
+      write.settled = true;
+      await release(write);
+    },
+
+    /** Deletes expired records (the window itself is enforced on read). */
+    async sweep(): Promise<number> {
+      return idempotencyRepository.sweep(db, clock.now().toISOString());
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { decide } from './gcra.js';
+import type { Budget, RateDecision, RateLimitStore } from './types.js';
+
+/**
+ * Budgets in this process's memory: right for one instance. The check-and-spend is synchronous, so it is
+ * atomic with respect to every other request of the process.
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly tats = new Map<string, number>();
+  private consumed = 0;
+
+  async consume(budgets: Budget[], nowMs: number): Promise<RateDecision> {
+    const keys = budgets.map((b) => `${b.policy}:${b.id}`);
+    const { decision, next } = decide(budgets, keys.map((k) => this.tats.get(k)), nowMs);
+    if (next) keys.forEach((key, i) => this.tats.set(key, next[i]!));
+    if (++this.consumed % 10_000 === 0) this.prune(nowMs);
+    return decision;
+  }
+
+  // A TAT in the past means a full budget: forgetting it changes nothing.
+  private prune(nowMs: number): void {
+    for (const [key, tat] of this.tats) if (tat <= nowMs) this.tats.delete(key);
+  }
+}

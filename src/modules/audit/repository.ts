@@ -1,0 +1,51 @@
+import type { AuditEventsTable, Db } from '../../db/schema.js';
+
+/** SQL for the audit log: append, read in order, and the chain head on the workspace row. */
+export const auditRepository = {
+  /**
+   * Reads the chain head of a workspace and claims the next sequence number in one statement, so two
+   * writers can never both extend the same head (on PostgreSQL the row lock serializes them).
+   */
+  async advanceHead(db: Db, workspaceId: string): Promise<{ seq: number; head: string } | undefined> {
+    const row = await db
+      .updateTable('workspaces')
+      .set((eb) => ({ audit_seq: eb('audit_seq', '+', 1) }))
+      .where('id', '=', workspaceId)
+      .returning(['audit_seq', 'audit_head'])
+      .executeTakeFirst();
+    return row ? { seq: Number(row.audit_seq), head: row.audit_head } : undefined;
+  },
+
+  /** Stores the new head hash after an append. */
+  async setHead(db: Db, workspaceId: string, hash: string): Promise<void> {
+    await db.updateTable('workspaces').set({ audit_head: hash }).where('id', '=', workspaceId).execute();
+  },
+
+  /** Appends one event. */
+  async insert(db: Db, event: AuditEventsTable): Promise<void> {
+    await db.insertInto('audit_events').values(event).execute();
+  },
+
+  /** The chain head as recorded on the workspace. */
+  async head(db: Db, workspaceId: string): Promise<{ seq: number; hash: string } | undefined> {
+    const row = await db.selectFrom('workspaces').select(['audit_seq', 'audit_head']).where('id', '=', workspaceId).executeTakeFirst();
+    return row ? { seq: Number(row.audit_seq), hash: row.audit_head } : undefined;
+  },
+
+  /** Events of a workspace in chain order (oldest first), in batches for long chains. */
+  async inOrder(db: Db, workspaceId: string, afterSeq: number, limit: number): Promise<AuditEventsTable[]> {
+    return db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq', 'asc')
+      .limit(limit)
+      .execute();
+  },
+
+  /** The newest events of a workspace, newest first. */
+  async newest(db: Db, workspaceId: string, limit: number): Promise<AuditEventsTable[]> {
+    return db.selectFrom('audit_events').selectAll().where('workspace_id', '=', workspaceId).orderBy('seq', 'desc').limit(limit).execute();
+  },
+};

@@ -1,0 +1,73 @@
+import type { Db, IdempotencyKeysTable } from '../../db/schema.js';
+
+/** SQL for stored idempotent results, keyed by (API key id, Idempotency-Key). */
+export const idempotencyRepository = {
+  /** The live record of a key (expired ones are treated as absent: the window is enforced here). */
+  async findLive(db: Db, apiKeyId: string, key: string, now: string): Promise<IdempotencyKeysTable | undefined> {
+    return db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('api_key_id', '=', apiKeyId)
+      .where('idempotency_key', '=', key)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+  },
+
+  /**
+   * Claims a key for a new request: removes an expired record of it, then inserts an in-flight marker
+   * unless a live record exists. Returns whether this request now owns the key.
+   */
+  async claim(db: Db, row: IdempotencyKeysTable, now: string): Promise<boolean> {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('api_key_id', '=', row.api_key_id)
+      .where('idempotency_key', '=', row.idempotency_key)
+      .where('expires_at', '<=', now)
+      .execute();
+    const result = await db
+      .insertInto('idempotency_keys')
+      .values(row)
+      .onConflict((oc) => oc.columns(['api_key_id', 'idempotency_key']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  },
+
+  /** Takes over an in-flight marker whose lock expired (its request died). Returns whether it did. */
+  async takeOver(db: Db, apiKeyId: string, key: string, now: string, lockedUntil: string): Promise<boolean> {
+    const result = await db
+      .updateTable('idempotency_keys')
+      .set({ locked_until: lockedUntil })
+      .where('api_key_id', '=', apiKeyId)
+      .where('idempotency_key', '=', key)
+      .where('state', '=', 'in_flight')
+      .where('locked_until', '<=', now)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
+  /** Stores the response of a finished request (inside the request's write transaction). */
+  async complete(db: Db, apiKeyId: string, key: string, response: { status: number; headers: string; body: string }): Promise<void> {
+    await db
+      .updateTable('idempotency_keys')
+      .set({ state: 'completed', locked_until: null, response_status: response.status, response_headers: response.headers, response_body: response.body })
+      .where('api_key_id', '=', apiKeyId)
+      .where('idempotency_key', '=', key)
+      .execute();
+  },
+
+  /** Releases a key whose request stored nothing (refused, or failed and rolled back), so a retry can run. */
+  async release(db: Db, apiKeyId: string, key: string): Promise<void> {
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('api_key_id', '=', apiKeyId)
+      .where('idempotency_key', '=', key)
+      .where('state', '=', 'in_flight')
+      .execute();
+  },
+
+  /** Deletes every expired record; returns how many. */
+  async sweep(db: Db, now: string): Promise<number> {
+    const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};
