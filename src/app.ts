@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from './db/database.js';
+import { prepareDatabase, type DatabaseHandle } from './db/database.js';
 import { authenticateHook, requireScope } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { installErrorHandling } from './http/error-handler.js';
@@ -42,8 +42,7 @@ export interface AppOverrides {
  * infrastructure (ids, logging, errors, parsers, OpenAPI, health) and then the /api/v1 resources.
  */
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
-  const database = openDatabase(config.database);
-  await migrateToLatest(database.db);
+  const { handle: database } = await prepareDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
   const services = createServices({ db: database.db, clock });
   const rateLimitStore = overrides.rateLimitStore ?? new MemoryRateLimitStore();

@@ -3,7 +3,18 @@ import path from 'node:path';
 /** Where the service keeps its data: an embedded SQLite file, or (later) PostgreSQL. */
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string };
+  | {
+      kind: 'postgres';
+      url: string;
+      /** Schema to use (created when missing); null keeps the server's search_path. */
+      schema: string | null;
+      /** Most connections this instance opens. */
+      poolMax: number;
+      /** Longest a single statement may run before PostgreSQL cancels it. */
+      statementTimeoutMs: number;
+      /** Longest a request waits for a free connection before giving up (503). */
+      connectTimeoutMs: number;
+    };
 
 /** The whole, typed configuration of the service. Built once by `loadConfig`. */
 export interface Config {
@@ -54,7 +65,9 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string = process.
     return { kind: 'sqlite', path: path.resolve(cwd, 'data', 'service.db') };
   }
   const value = raw.trim();
-  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    return { kind: 'postgres', url: value, schema: null, poolMax: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 };
+  }
   if (value.startsWith('sqlite:')) {
     const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') throw new ConfigError('DATABASE_URL "sqlite:" needs a path, e.g. sqlite:./data/service.db');
@@ -64,6 +77,22 @@ export function parseDatabaseUrl(raw: string | undefined, cwd: string = process.
     throw new ConfigError(`DATABASE_URL scheme is not supported: "${value.split(':')[0]}" (use sqlite:PATH or postgres://…)`);
   }
   return { kind: 'sqlite', path: path.resolve(cwd, value) };
+}
+
+function databaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
+  const database = parseDatabaseUrl(env.DATABASE_URL);
+  if (database.kind !== 'postgres') return database;
+  const schema = env.DATABASE_SCHEMA?.trim() || null;
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+    throw new ConfigError(`DATABASE_SCHEMA must be a lowercase SQL identifier, got "${schema}"`);
+  }
+  return {
+    ...database,
+    schema,
+    poolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
+    connectTimeoutMs: integer(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+  };
 }
 
 /** Reads the configuration from the environment. The only place in the code that reads `process.env`. */
@@ -80,7 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     host,
     logLevel,
-    database: parseDatabaseUrl(env.DATABASE_URL),
+    database: databaseConfig(env),
     publicUrl,
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

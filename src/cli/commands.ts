@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { migrateToLatest, openDatabase } from '../db/database.js';
+import { prepareDatabase } from '../db/database.js';
 import type { Config } from '../config.js';
 import { SCOPES } from '../http/scopes.js';
 import { systemContext } from '../lib/actor.js';
@@ -193,9 +193,8 @@ export async function runCommand(config: Config, argv: string[], write: Writer):
   if (parsed.positionals.length !== (command.positionals ?? 0)) {
     throw new UsageError(`wrong number of arguments\n  usage: ${command.usage}`);
   }
-  const database = openDatabase(config.database);
+  const { handle: database, applied } = await prepareDatabase(config.database);
   try {
-    const applied = await migrateToLatest(database.db);
     const services = createServices({ db: database.db, clock: systemClock });
     const output = await command.run({ db: database.db, services }, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, write);
     if (key === 'migrate') output.json = { status: 'up_to_date', applied };

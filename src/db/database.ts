@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -27,12 +28,24 @@ function openSqlite(file: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
 }
 
+function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Kysely<Database> {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolMax,
+    connectionTimeoutMillis: config.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: config.statementTimeoutMs,
+    ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
+  });
+  // An idle client losing its connection (server restart) must not crash the process; the pool
+  // replaces it and the next query reconnects.
+  pool.on('error', () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
 /** Opens the configured database. Call `migrateToLatest` before serving. */
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  if (config.kind === 'postgres') {
-    throw new Error('PostgreSQL support is not built yet: use sqlite:PATH or leave DATABASE_URL unset');
-  }
-  const db = openSqlite(config.path);
+  const db = config.kind === 'postgres' ? openPostgres(config) : openSqlite(config.path);
   return {
     db,
     kind: config.kind,
@@ -41,6 +54,25 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
     },
     close: () => db.destroy(),
   };
+}
+
+/** Creates the configured PostgreSQL schema when it does not exist yet (a no-op on SQLite). */
+export async function ensureSchema(handle: DatabaseHandle, config: DatabaseConfig): Promise<void> {
+  if (config.kind === 'postgres' && config.schema) {
+    await sql`create schema if not exists ${sql.id(config.schema)}`.execute(handle.db);
+  }
+}
+
+/** Opens the configured database, creates its schema if needed and runs pending migrations. */
+export async function prepareDatabase(config: DatabaseConfig): Promise<{ handle: DatabaseHandle; applied: string[] }> {
+  const handle = openDatabase(config);
+  try {
+    await ensureSchema(handle, config);
+    return { handle, applied: await migrateToLatest(handle.db) };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

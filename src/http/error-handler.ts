@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnavailableError } from '../db/dialect.js';
 import { AppError, problemType } from './errors.js';
 import { toFieldErrors } from './validation.js';
 
@@ -46,6 +47,9 @@ export function toAppError(error: FastifyError): AppError {
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('invalid_request', 'The body is not valid JSON.');
   }
+  if (isUnavailableError(error)) {
+    return new AppError('service_unavailable', 'The database is unreachable right now; retry shortly.', {}, { 'Retry-After': '5' });
+  }
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError('payload_too_large', 'The request body is too large.');
   if (status === 415) return new AppError('unsupported_media_type', 'Unsupported Content-Type.');
@@ -57,7 +61,8 @@ export function toAppError(error: FastifyError): AppError {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toAppError(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.status === 503) request.log.warn({ err: error }, 'dependency unavailable');
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: problem.code, status: problem.status }, 'request refused');
     return sendProblem(request, reply, problem);
   });

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { makeAppendOnly } from '../dialect.js';
 
 /** The audit log (hash-chained per workspace, append-only) and stored idempotent results. */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -48,10 +49,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
 
   // Append-only, enforced by the database itself.
-  await sql`create trigger audit_events_no_update before update on audit_events
-    begin select raise(abort, 'audit_events is append-only'); end`.execute(db);
-  await sql`create trigger audit_events_no_delete before delete on audit_events
-    begin select raise(abort, 'audit_events is append-only'); end`.execute(db);
+  await makeAppendOnly(db, 'audit_events');
 }
 
 /** Drops what the migration created. */

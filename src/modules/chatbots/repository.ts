@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { lockedForUpdate } from '../../db/dialect.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { ChatbotsTable, Db } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -39,9 +40,10 @@ export const chatbotRepository = {
     await db.insertInto('chatbots').values(row).execute();
   },
 
-  /** One agent of a workspace. */
-  async find(db: Db, workspaceId: string, id: string): Promise<ChatbotRow | undefined> {
-    return db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  /** One agent of a workspace; `forUpdate` locks its row for a read-modify-write. */
+  async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ChatbotRow | undefined> {
+    const query = db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id);
+    return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
   },
 
   /** One page of a workspace's agents (limit + 1 rows, to tell whether more exist). */

@@ -31,8 +31,8 @@ function versioned(row: ChatbotRow): VersionedChatbot {
 
 /** AI Agents: create drafts, read, list, update and move through their states. */
 export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
-  async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db): Promise<ChatbotRow> {
-    const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id) : undefined;
+  async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<ChatbotRow> {
+    const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id, { forUpdate }) : undefined;
     if (!row) throw AppError.notFound('AI Agent', id);
     return row;
   }
@@ -87,7 +87,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
      */
     async update(ctx: OperationContext, id: string, input: UpdateChatbotInput, ifMatch?: string): Promise<VersionedChatbot> {
       return inTransaction(db, ctx, async (trx) => {
-        const current = await load(ctx, id, trx);
+        const current = await load(ctx, id, trx, true);
         if (!ifMatchSatisfied(ifMatch, etagOf(current.id, current.updated_at))) {
           throw new AppError('precondition_failed', 'The AI Agent has changed since you read it: fetch it again and retry with its new ETag.');
         }

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { lockedForUpdate } from '../../db/dialect.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { ConversationsTable, Db } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -40,14 +41,15 @@ export const conversationRepository = {
     await db.insertInto('conversations').values(row).execute();
   },
 
-  /** One conversation of a workspace. */
-  async find(db: Db, workspaceId: string, id: string): Promise<ConversationRow | undefined> {
-    return db
+  /** One conversation of a workspace; `forUpdate` locks its row for a read-modify-write. */
+  async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ConversationRow | undefined> {
+    const query = db
       .selectFrom('conversations')
       .select(COLUMNS)
       .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
-      .executeTakeFirst();
+      ;
+    return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
   },
 
   /** One page of a workspace's conversations (limit + 1 rows). */

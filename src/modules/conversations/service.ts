@@ -26,8 +26,8 @@ export interface StartConversationInput {
 export function createConversationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
   return {
     /** Loads a conversation row of the actor's workspace, or 404. */
-    async load(ctx: OperationContext, id: string): Promise<ConversationRow> {
-      const row = isId('conversation', id) ? await conversationRepository.find(ctx.trx ?? db, ctx.actor.workspaceId, id) : undefined;
+    async load(ctx: OperationContext, id: string, options: { forUpdate?: boolean } = {}): Promise<ConversationRow> {
+      const row = isId('conversation', id) ? await conversationRepository.find(ctx.trx ?? db, ctx.actor.workspaceId, id, options) : undefined;
       if (!row) throw AppError.notFound('conversation', id);
       return row;
     },
@@ -49,7 +49,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
     /** Closes a conversation (idempotent); a closed conversation refuses new messages. */
     async close(ctx: OperationContext, id: string): Promise<ConversationView> {
       return inTransaction(db, ctx, async (trx) => {
-        const row = await this.load({ ...ctx, trx }, id);
+        const row = await this.load({ ...ctx, trx }, id, { forUpdate: true });
         if (row.status === 'closed') return presentConversation(row);
         const closed = { ...row, status: 'closed', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
         await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { status: closed.status, updated_at: closed.updated_at });

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import { lockedForUpdate } from '../../db/dialect.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, LeadsTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -40,9 +41,10 @@ export const leadRepository = {
     await db.insertInto('leads').values(row).execute();
   },
 
-  /** One lead of a workspace. */
-  async find(db: Db, workspaceId: string, id: string): Promise<LeadRow | undefined> {
-    return db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  /** One lead of a workspace; `forUpdate` locks its row for a read-modify-write. */
+  async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<LeadRow | undefined> {
+    const query = db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id);
+    return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
   },
 
   /** One page of a workspace's leads (limit + 1 rows). */

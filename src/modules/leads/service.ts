@@ -49,7 +49,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
     let chatbotId = input.chatbot_id ?? null;
     const conversationId = input.conversation_id ?? null;
     if (conversationId !== null) {
-      const conversation = isId('conversation', conversationId) ? await conversationRepository.find(trx, workspaceId, conversationId) : undefined;
+      const conversation = isId('conversation', conversationId) ? await conversationRepository.find(trx, workspaceId, conversationId, { forUpdate: true }) : undefined;
       if (!conversation) throw AppError.validation('No such conversation in this workspace.', [{ pointer: '/conversation_id', message: 'no such conversation' }]);
       if (chatbotId !== null && chatbotId !== conversation.chatbot_id) {
         throw AppError.validation('The conversation belongs to another AI Agent.', [{ pointer: '/chatbot_id', message: 'does not match the conversation' }]);
@@ -64,8 +64,8 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
     return { chatbotId, conversation: undefined };
   }
 
-  async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db): Promise<LeadRow> {
-    const row = isId('lead', id) ? await leadRepository.find(executor, ctx.actor.workspaceId, id) : undefined;
+  async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<LeadRow> {
+    const row = isId('lead', id) ? await leadRepository.find(executor, ctx.actor.workspaceId, id, { forUpdate }) : undefined;
     if (!row) throw AppError.notFound('lead', id);
     return row;
   }
@@ -129,7 +129,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
     /** Partially updates a lead; `ifMatch` must match the current ETag when given. */
     async update(ctx: OperationContext, id: string, input: UpdateLeadInput, ifMatch?: string): Promise<VersionedLead> {
       return inTransaction(db, ctx, async (trx) => {
-        const current = await load(ctx, id, trx);
+        const current = await load(ctx, id, trx, true);
         if (!ifMatchSatisfied(ifMatch, etagOf(current.id, current.updated_at))) {
           throw new AppError('precondition_failed', 'The lead has changed since you read it: fetch it again and retry with its new ETag.');
         }

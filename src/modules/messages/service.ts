@@ -44,7 +44,7 @@ export function createMessageService(
 ) {
   async function append(ctx: OperationContext, conversationId: string, input: AppendMessageInput): Promise<MessageView> {
     return inTransaction(db, ctx, async (trx) => {
-      const conversation = await conversations.load({ ...ctx, trx }, conversationId);
+      const conversation = await conversations.load({ ...ctx, trx }, conversationId, { forUpdate: true });
       if (conversation.status === 'closed') {
         throw new AppError('conversation_closed', 'This conversation is closed and accepts no new messages.');
       }
