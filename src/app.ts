@@ -15,6 +15,7 @@ import { validatorCompiler } from './http/validation.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { MemoryRateLimitStore } from './lib/rate-limit/memory-store.js';
+import { RedisRateLimitStore } from './lib/rate-limit/redis-store.js';
 import type { RateLimitStore } from './lib/rate-limit/types.js';
 import { analyticsRoutes } from './modules/analytics/routes.js';
 import { chatbotRoutes } from './modules/chatbots/routes.js';
@@ -27,6 +28,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
     database: DatabaseHandle;
+    /** The shared rate-limit store when REDIS_URL is set. */
+    redis: RedisRateLimitStore | null;
     config: Config;
   }
 }
@@ -45,7 +48,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const { handle: database } = await prepareDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
   const services = createServices({ db: database.db, clock });
-  const rateLimitStore = overrides.rateLimitStore ?? new MemoryRateLimitStore();
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
@@ -58,7 +60,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const redisStore = config.redis
+    ? new RedisRateLimitStore(config.redis.url, config.redis.onFailure, new MemoryRateLimitStore(), (error) =>
+        app.log.warn({ err: error }, `rate-limit store unreachable (policy: ${config.redis?.onFailure})`),
+      )
+    : null;
+  const rateLimitStore = overrides.rateLimitStore ?? redisStore ?? new MemoryRateLimitStore();
+
   app.decorate('services', services);
+  app.decorate('redis', redisStore);
   app.decorate('database', database);
   app.decorate('config', config);
   const sweeper = setInterval(() => {
@@ -67,9 +77,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   sweeper.unref();
   app.addHook('onReady', async () => {
     await idempotency.sweep();
+    if (redisStore && !(await redisStore.waitUntilReady())) {
+      app.log.warn(`Redis is unreachable at startup; rate limits follow the "${config.redis?.onFailure}" policy until it is back`);
+    }
   });
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
+    await redisStore?.close();
     await database.close();
   });
   app.addHook('onRequest', async (request, reply) => {

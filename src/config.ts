@@ -32,6 +32,8 @@ export interface Config {
   trustProxy: boolean;
   /** Requests per rolling minute per API key and per workspace (continuous refill). */
   rateLimit: { keyPerMinute: number; workspacePerMinute: number };
+  /** Redis for state shared by instances (rate-limit budgets); null keeps it in process. */
+  redis: { url: string; onFailure: 'local' | 'open' | 'closed' } | null;
 }
 
 /** Raised for a configuration value that cannot be used; the message names the variable. */
@@ -95,6 +97,19 @@ function databaseConfig(env: NodeJS.ProcessEnv): DatabaseConfig {
   };
 }
 
+const REDIS_POLICIES = ['local', 'open', 'closed'] as const;
+
+function redisConfig(env: NodeJS.ProcessEnv): Config['redis'] {
+  const url = env.REDIS_URL?.trim();
+  if (!url) return null;
+  if (!/^rediss?:\/\//i.test(url)) throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got "${url}"`);
+  const onFailure = (env.RATE_LIMIT_REDIS_FAILURE?.trim() || 'local') as (typeof REDIS_POLICIES)[number];
+  if (!REDIS_POLICIES.includes(onFailure)) {
+    throw new ConfigError(`RATE_LIMIT_REDIS_FAILURE must be one of ${REDIS_POLICIES.join(', ')}, got "${onFailure}"`);
+  }
+  return { url, onFailure };
+}
+
 /** Reads the configuration from the environment. The only place in the code that reads `process.env`. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -118,5 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keyPerMinute: integer(env, 'RATE_LIMIT_KEY_PER_MINUTE', 600, 1, 10_000_000),
       workspacePerMinute: integer(env, 'RATE_LIMIT_WORKSPACE_PER_MINUTE', 1800, 1, 10_000_000),
     },
+    redis: redisConfig(env),
   };
 }

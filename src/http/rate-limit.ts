@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../lib/clock.js';
-import type { BudgetState, RateLimitStore } from '../lib/rate-limit/types.js';
+import { RateLimitStoreUnavailable } from '../lib/rate-limit/redis-store.js';
+import type { BudgetState, RateDecision, RateLimitStore } from '../lib/rate-limit/types.js';
 import { AppError } from './errors.js';
 
 /** Requests per minute per API key and per workspace. */
@@ -26,13 +27,19 @@ export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: 
   return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const principal = request.principal;
     if (!principal) return;
-    const decision = await store.consume(
-      [
-        { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
-        { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
-      ],
-      clock.now().getTime(),
-    );
+    let decision: RateDecision;
+    try {
+      decision = await store.consume(
+        [
+          { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
+          { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
+        ],
+        clock.now().getTime(),
+      );
+    } catch (error) {
+      if (!(error instanceof RateLimitStoreUnavailable)) throw error;
+      throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
+    }
     reply.header('RateLimit-Policy', policyHeader(decision.budgets));
     reply.header('RateLimit', remainingHeader(decision.budgets));
     if (!decision.allowed) {

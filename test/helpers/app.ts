@@ -1,16 +1,16 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOverrides } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { SCOPES, type Scope } from '../../src/http/scopes.js';
 import { systemContext } from '../../src/lib/actor.js';
+import { dropDatabase, freshDatabaseEnv } from './database.js';
 
 /** A real app on a fresh SQLite file, with helpers to make workspaces, keys and requests. */
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
+  /** The app's database as environment variables (DATABASE_URL, DATABASE_SCHEMA, REDIS_URL), for child processes. */
+  databaseEnv: Record<string, string>;
   /** A new workspace and a key with the given scopes (all by default). */
   tenant(scopes?: readonly Scope[]): Promise<Tenant>;
   close(): Promise<void>;
@@ -26,12 +26,16 @@ export interface Tenant {
   request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
-/** A configuration for tests: a temp SQLite file unless TEST_DATABASE_URL says otherwise. */
-export function testConfig(overrides: Partial<Config> = {}): Config {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-test-'));
-  const base = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: `sqlite:${path.join(dir, 'test.db')}` });
+/**
+ * A configuration for tests on a fresh database: a temp SQLite file, or a fresh PostgreSQL schema (and
+ * Redis) when TEST_DATABASE_URL (and TEST_REDIS_URL) are set. `databaseEnv` is the same database as
+ * environment variables, for child processes (CLI, server).
+ */
+export function testConfig(overrides: Partial<Config> = {}): Config & { databaseEnv: Record<string, string> } {
+  const databaseEnv = freshDatabaseEnv();
+  const base = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...databaseEnv });
   // Budgets far above what a suite sends, unless a test is about rate limits.
-  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, ...overrides };
+  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, ...overrides, databaseEnv };
 }
 
 /** Builds the real app (buildApp) on a fresh database. Close it in afterAll. */
@@ -68,5 +72,14 @@ export async function createTestApp(configOverrides: Partial<Config> = {}, overr
     };
   }
 
-  return { app, config, tenant, close: () => app.close() };
+  return {
+    app,
+    config,
+    databaseEnv: config.databaseEnv,
+    tenant,
+    close: async () => {
+      await app.close();
+      await dropDatabase(config.databaseEnv);
+    },
+  };
 }

@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+// The suites run on SQLite by default and on PostgreSQL (+ Redis) when TEST_DATABASE_URL (and
+// TEST_REDIS_URL) are set: `npm test` runs both (see scripts/test-all.mjs). Each test app gets a fresh
+// SQLite file or a fresh PostgreSQL schema.
+
+/** Which database this run uses. */
+export const backend: 'sqlite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+/** Environment variables for a fresh, empty database (for loadConfig and for child processes). */
+export function freshDatabaseEnv(): Record<string, string> {
+  const redis: Record<string, string> = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
+  if (process.env.TEST_DATABASE_URL) {
+    const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    return { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_SCHEMA: schema, ...redis };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-test-'));
+  return { DATABASE_URL: `sqlite:${path.join(dir, 'test.db')}`, ...redis };
+}
+
+/** Removes a database made by freshDatabaseEnv (drops the schema, or deletes the SQLite folder). */
+export async function dropDatabase(env: Record<string, string>): Promise<void> {
+  if (env.DATABASE_SCHEMA) {
+    const client = new pg.Client({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(`drop schema if exists "${env.DATABASE_SCHEMA}" cascade`);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
+  if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
+}
