@@ -1,0 +1,99 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.once('error', reject);
+  });
+}
+
+/** Runs the ops CLI with the given environment and returns its parsed JSON output. */
+export async function cliJson<T = Record<string, unknown>>(env: Record<string, string>, ...args: string[]): Promise<T> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+  });
+  return JSON.parse(stdout) as T;
+}
+
+/** Runs the ops CLI and returns exit code and output (never throws on a non-zero exit). */
+export async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** A server child process (node itself, no wrapper, so a signal reaches the server). */
+export interface ServerProcess {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or signal) when the process ends. */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Starts `src/server.ts` with the given environment and waits until /readyz answers 200. */
+export async function startServer(env: Record<string, string>, options: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  let ended = false;
+  void exited.then(() => (ended = true));
+  for (;;) {
+    if (ended) throw new Error(`server exited before it was ready:\n${log}`);
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready in time:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    port,
+    child,
+    output: () => log,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (!ended) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** A workspace and an all-scopes key made through the CLI on the given database. */
+export async function cliTenant(env: Record<string, string>, scopes = 'all'): Promise<{ workspaceId: string; key: string; keyId: string }> {
+  const workspace = await cliJson<{ id: string }>(env, 'workspace', 'create', '--name', 'Process test');
+  const key = await cliJson<{ id: string; key: string }>(env, 'key', 'create', '--workspace', workspace.id, '--scopes', scopes);
+  return { workspaceId: workspace.id, key: key.key, keyId: key.id };
+}
