@@ -4,8 +4,9 @@ import type { Config } from './config.js';
 import { prepareDatabase, type DatabaseHandle } from './db/database.js';
 import { authenticateHook, requireScope } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotencyLayer } from './http/idempotency.js';
+import { installJsonBodies } from './http/json-body.js';
 import { registerHealth } from './http/health.js';
 import { registerOpenApi } from './http/openapi.js';
 import { rateLimitHook } from './http/rate-limit.js';
@@ -57,6 +58,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
+    routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -93,9 +96,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandling(app);
   installReplyHelpers(app);
-  // Bodies are JSON only: without a text/plain parser, other media types get 415.
-  app.removeContentTypeParser('text/plain');
-  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  installJsonBodies(app);
 
   await registerOpenApi(app);
   registerHealth(app);

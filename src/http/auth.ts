@@ -17,11 +17,16 @@ declare module 'fastify' {
 
 const REALM = 'Bearer realm="api"';
 const FAILURE_DETAIL: Record<AuthFailure, string> = {
-  malformed: 'The API key is malformed: expected a key of the form wsk_… as created in Settings → Developers or by the CLI.',
+  malformed: 'The API key is malformed: expected a key of the form wsk_... as created in Settings > Developers or by the CLI.',
   unknown: 'The API key is not recognised.',
   revoked: 'The API key has been revoked.',
   expired: 'The API key has expired.',
 };
+
+// Header values must be visible ASCII: quotes and backslashes dropped, anything else non-ASCII replaced.
+function asciiQuoted(text: string): string {
+  return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
+}
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -44,7 +49,7 @@ export function authenticateHook(apiKeys: ApiKeyService) {
     const result = await apiKeys.authenticate(token);
     if (!result.ok) {
       throw new AppError('invalid_api_key', FAILURE_DETAIL[result.reason], {}, {
-        'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${FAILURE_DETAIL[result.reason].replace(/"/g, "'")}"`,
+        'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${asciiQuoted(FAILURE_DETAIL[result.reason])}"`,
       });
     }
     request.principal = result.principal;

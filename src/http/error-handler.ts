@@ -15,6 +15,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     request_id: request.id,
     ...error.extensions,
   };
+  reply.header('Request-Id', request.id);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(error.status)
@@ -55,6 +56,17 @@ export function toAppError(error: FastifyError): AppError {
   if (status === 415) return new AppError('unsupported_media_type', 'Unsupported Content-Type.');
   if (status >= 400 && status < 500) return new AppError('invalid_request', error.message);
   return new AppError('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.');
+}
+
+/** Fastify `frameworkErrors`: errors raised before routing (bad URL encoding, over-long path parameters) as problems. */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const problem =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new AppError('invalid_request', 'The URL is malformed (invalid percent-encoding).')
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH' || error.statusCode === 414
+        ? new AppError('not_found', 'No such resource in this workspace.')
+        : toAppError(error);
+  return sendProblem(request, reply, problem);
 }
 
 /** Installs the one error handler and the 404 handler of the service. */

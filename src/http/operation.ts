@@ -138,7 +138,8 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
       security: [{ bearerAuth: [] }],
       'x-required-scopes': [spec.scope],
       ...(spec.params ? { params: spec.params as Exclude<P, undefined> } : {}),
-      ...(spec.querystring ? { querystring: spec.querystring as Exclude<Q, undefined> } : {}),
+      // Operations without query parameters still refuse unknown ones (400 naming the parameter).
+      querystring: spec.querystring ?? Type.Object({}, { additionalProperties: false }),
       ...(spec.body ? { body: spec.body as Exclude<B, undefined> } : {}),
       ...postHeaders,
       response,

@@ -4,20 +4,19 @@ import { AppError } from '../../http/errors.js';
 import type { OperationContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
+import { parseInstant } from '../../lib/time.js';
 import { analyticsRepository, type AnalyticsScope, type DailyCount } from './repository.js';
 import type { AnalyticsFilters, AnalyticsSummaryView } from './schema.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-
 function parseBound(value: string, parameter: 'from' | 'to'): number {
-  const ms = Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(ms)) {
-    throw AppError.validation(`"${parameter}" is not a date or date-time.`, [{ parameter, message: 'must be an ISO 8601 date or date-time' }]);
+  const parsed = parseInstant(value);
+  if (!parsed) {
+    throw AppError.validation(`"${parameter}" is not a valid date or date-time.`, [{ parameter, message: 'must be an ISO 8601 date or date-time (years 1970 to 9999)' }]);
   }
   // A date given as `to` means the end of that day.
-  return parameter === 'to' && DATE_ONLY.test(value) ? ms + DAY_MS : ms;
+  return parameter === 'to' && parsed.dateOnly ? parsed.ms + DAY_MS : parsed.ms;
 }
 
 function period(query: AnalyticsFilters, now: Date): { from: number; to: number } {

@@ -75,7 +75,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
 
     /** A page of the workspace's agents, newest first. */
     async list(ctx: OperationContext, query: ListChatbotsFilters): Promise<Page<ChatbotView>> {
-      const filters = { status: query.status, ...createdRange(query) };
+      const filters = { list: 'chatbots', status: query.status, ...createdRange(query) };
       const page = pageRequest(query, filters);
       const rows = await chatbotRepository.list(db, ctx.actor.workspaceId, filters, page);
       return toPage(rows, page, filters, presentChatbot);

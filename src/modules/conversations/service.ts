@@ -40,7 +40,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
 
     /** A page of the workspace's conversations, newest first, whatever their channel. */
     async list(ctx: OperationContext, query: ListConversationsFilters): Promise<Page<ConversationView>> {
-      const filters = { chatbotId: query.chatbot_id, status: query.status, channel: query.channel, ...createdRange(query) };
+      const filters = { list: 'conversations', chatbotId: query.chatbot_id, status: query.status, channel: query.channel, ...createdRange(query) };
       const page = pageRequest(query, filters);
       const rows = await conversationRepository.list(db, ctx.actor.workspaceId, filters, page);
       return toPage(rows, page, filters, presentConversation);

@@ -114,6 +114,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
     /** A page of the workspace's leads, newest first. */
     async list(ctx: OperationContext, query: ListLeadsFilters): Promise<Page<LeadView>> {
       const filters = {
+        list: 'leads',
         chatbotId: query.chatbot_id,
         conversationId: query.conversation_id,
         status: query.status,

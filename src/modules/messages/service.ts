@@ -106,7 +106,7 @@ export function createMessageService(
     /** A page of a conversation's messages, oldest first unless `order=desc`. */
     async list(ctx: OperationContext, conversationId: string, query: ListMessagesFilters): Promise<Page<MessageView>> {
       const conversation = await conversations.load(ctx, conversationId);
-      const filters = { conversation: conversation.id, ...createdRange(query) };
+      const filters = { list: 'messages', conversation: conversation.id, ...createdRange(query) };
       const page = pageRequest(query, filters, query.order ?? 'asc');
       const rows = await messageRepository.list(db, ctx.actor.workspaceId, conversation.id, filters, page);
       return toPage(rows, page, filters, presentMessage);
