@@ -134,6 +134,22 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+/** Daily counters per workspace, AI Agent ('' for none) and UTC day, maintained by every write. */
+export interface DailyStatsTable {
+  workspace_id: string;
+  day: string;
+  chatbot_id: string;
+  conversations_open: Generated<number>;
+  conversations_closed: Generated<number>;
+  conversations_with_lead: Generated<number>;
+  /** Messages of the conversations started that day (for the average per conversation). */
+  conversation_messages: Generated<number>;
+  messages_user: Generated<number>;
+  messages_assistant: Generated<number>;
+  messages_operator: Generated<number>;
+  leads: Generated<number>;
+}
+
 /** Every table of the service. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -144,6 +160,7 @@ export interface Database {
   leads: LeadsTable;
   audit_events: AuditEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  daily_stats: DailyStatsTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

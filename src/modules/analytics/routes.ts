@@ -16,7 +16,8 @@ export function analyticsRoutes(analytics: AnalyticsService): FastifyPluginAsync
         summary: 'Read the workspace analytics summary',
         description:
           'Totals for a period (conversations by status, messages by role, leads and conversion rate, agents by status, ' +
-          'average messages per conversation) and a daily series. Default period: the last 30 days; at most 366 days.',
+          'average messages per conversation) and a daily series. The period is whole UTC days: default the last 30 days (today included); at most 366 days. ' +
+          'Computed from daily counters maintained with every write, so it is fast on large data.',
         tag: 'Analytics',
         scope: 'analytics:read',
         querystring: AnalyticsQuery,

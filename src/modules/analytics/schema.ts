@@ -7,10 +7,10 @@ const Count = Type.Integer({ minimum: 0 });
 export const AnalyticsQuery = Type.Object(
   {
     from: Type.Optional(
-      Type.String({ maxLength: 40, description: 'Start of the period (date-time, or a date meaning its start in UTC). Default: 30 days before `to`.' }),
+      Type.String({ maxLength: 40, description: 'First day of the period (a date, or a date-time whose UTC day is meant). Default: 29 days before `to`.' }),
     ),
     to: Type.Optional(
-      Type.String({ maxLength: 40, description: 'End of the period, exclusive (date-time, or a date meaning the end of that day in UTC). Default: now.' }),
+      Type.String({ maxLength: 40, description: 'Last day of the period, included (a date, or a date-time whose UTC day is meant). Default: today (UTC).' }),
     ),
     chatbot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only this AI Agent.' })),
   },
@@ -18,7 +18,7 @@ export const AnalyticsQuery = Type.Object(
 );
 export type AnalyticsFilters = Static<typeof AnalyticsQuery>;
 
-/** The workspace analytics summary for a period (at most 366 days). */
+/** The workspace analytics summary for a period of whole UTC days (at most 366). `to` in the response is exclusive. */
 export const AnalyticsSummary = Type.Object(
   {
     object: Type.Literal('analytics_summary'),

@@ -13,6 +13,7 @@ import { presentConversation } from './presenter.js';
 import { conversationRepository, type ConversationRow } from './repository.js';
 import type { ConversationView, ListConversationsFilters } from './schema.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import { dayOf, statsRepository } from '../stats/repository.js';
 
 /** Input for a new conversation (the chat runtime and the demo seeder start them). */
 export interface StartConversationInput {
@@ -53,6 +54,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
         if (row.status === 'closed') return presentConversation(row);
         const closed = { ...row, status: 'closed', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
         await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { status: closed.status, updated_at: closed.updated_at });
+        await statsRepository.bump(trx, row.workspace_id, dayOf(row.created_at), row.chatbot_id, { conversations_open: -1, conversations_closed: 1 });
         await audit.record(trx, ctx, { action: 'conversation.closed', target: { type: 'conversation', id: row.id }, changes: { status: { before: row.status, after: 'closed' } } });
         return presentConversation(closed);
       });
@@ -83,6 +85,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
           updated_at: at,
         };
         await conversationRepository.insert(trx, row);
+        await statsRepository.bump(trx, row.workspace_id, dayOf(at), bot.id, { conversations_open: 1 });
         const view = presentConversation(row);
         await audit.record(trx, ctx, {
           action: 'conversation.created',

@@ -14,6 +14,7 @@ import { presentLead } from './presenter.js';
 import { leadRepository, type LeadRow } from './repository.js';
 import type { CreateLeadInput, LeadView, ListLeadsFilters, UpdateLeadInput } from './schema.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import { dayOf, statsRepository } from '../stats/repository.js';
 
 /** A lead together with its current ETag. */
 export interface VersionedLead {
@@ -94,7 +95,9 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
         };
         requireContact(row);
         await leadRepository.insert(trx, row);
+        await statsRepository.bump(trx, row.workspace_id, dayOf(at), chatbotId, { leads: 1 });
         if (conversation && conversation.lead_id === null) {
+          await statsRepository.bump(trx, row.workspace_id, dayOf(conversation.created_at), conversation.chatbot_id, { conversations_with_lead: 1 });
           await conversationRepository.update(trx, ctx.actor.workspaceId, conversation.id, {
             lead_id: row.id,
             updated_at: nextUpdatedAt(conversation.updated_at, now),

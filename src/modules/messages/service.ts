@@ -15,6 +15,7 @@ import { presentMessage } from './presenter.js';
 import { messageRepository, type MessageRow } from './repository.js';
 import type { CreateMessageInput, ListMessagesFilters, MessageView } from './schema.js';
 import type { AuditWriter } from '../audit/writer.js';
+import { dayOf, statsRepository } from '../stats/repository.js';
 
 /**
  * The seam where the agent's answer to a `user` message is requested. It is called inside the message's
@@ -76,6 +77,13 @@ export function createMessageService(
         updated_at: updated.updated_at,
         mode: updated.mode,
       });
+      const counter = `messages_${input.role}` as const;
+      if (dayOf(createdAt) === dayOf(conversation.created_at)) {
+        await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, { [counter]: 1, conversation_messages: 1 });
+      } else {
+        await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, { [counter]: 1 });
+        await statsRepository.bump(trx, row.workspace_id, dayOf(conversation.created_at), row.chatbot_id, { conversation_messages: 1 });
+      }
       await audit.record(trx, ctx, {
         action: 'message.created',
         target: { type: 'message', id: row.id },
