@@ -68,7 +68,7 @@ export async function prepareDatabase(config: DatabaseConfig): Promise<{ handle:
   const handle = openDatabase(config);
   try {
     await ensureSchema(handle, config);
-    return { handle, applied: await migrateToLatest(handle.db) };
+    return { handle, applied: await migrateToLatest(handle.db, config.kind === 'postgres' ? config.schema : null) };
   } catch (error) {
     await handle.close();
     throw error;
@@ -77,9 +77,12 @@ export async function prepareDatabase(config: DatabaseConfig): Promise<{ handle:
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-/** Runs every pending migration; returns the names applied now. Throws when one fails. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+/**
+ * Runs every pending migration; returns the names applied now. Throws when one fails. With a schema, the
+ * migration bookkeeping tables live in it too (else Kysely could find another schema's and skip creating them).
+ */
+export async function migrateToLatest(db: Kysely<Database>, schema: string | null = null): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -67,10 +67,10 @@ describe('dependency faults', () => {
     expect(during.status).toBe(503);
     expect(during.headers.get('content-type')).toContain('application/problem+json');
     expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await during.json()).code).toBe('service_unavailable');
+    expect(((await during.json()) as { code: string }).code).toBe('service_unavailable');
     const ready = await fetch(`${localPolicy.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect((await ready.json()).checks.database).toBe('unreachable');
+    expect(((await ready.json()) as { checks: Record<string, string> }).checks.database).toBe('unreachable');
 
     await pgProxy.restore();
     const after = await eventually(() => post(localPolicy, 2), (r) => r.status === 201);
@@ -78,7 +78,7 @@ describe('dependency faults', () => {
     expect((await fetch(`${localPolicy.url}/readyz`)).status).toBe(200);
     // Nothing acknowledged was lost: the two acknowledged leads exist, the refused one does not.
     const list = await fetch(`${localPolicy.url}/api/v1/leads?limit=100`, { headers: { authorization: `Bearer ${tenant.key}` } });
-    const emails = (await list.json()).data.map((lead: { email: string }) => lead.email).sort();
+    const emails = ((await list.json()) as { data: { email: string }[] }).data.map((lead: { email: string }) => lead.email).sort();
     expect(emails).toEqual(['fault0@example.com', 'fault2@example.com']);
   });
 
@@ -95,7 +95,7 @@ describe('dependency faults', () => {
     expect(local.headers.get('ratelimit')).toMatch(/"key";r=\d+/);
     const localReady = await fetch(`${localPolicy.url}/readyz`);
     expect(localReady.status).toBe(200);
-    expect((await localReady.json()).checks.redis).toBe('unreachable');
+    expect(((await localReady.json()) as { checks: Record<string, string> }).checks.redis).toBe('unreachable');
 
     await redisProxy.restore();
     const recovered = await eventually(

@@ -37,7 +37,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(statuses.slice(KEY_LIMIT)).toEqual(Array(4).fill(429));
     const refused = await call(a, key, '/chatbots');
     expect(refused.status).toBe(429);
-    expect((await refused.json()).violated_policies).toEqual(['key']);
+    expect(((await refused.json()) as { violated_policies: string[] }).violated_policies).toEqual(['key']);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
@@ -50,7 +50,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(WORKSPACE_LIMIT);
     expect(statuses.slice(WORKSPACE_LIMIT)).toEqual([429, 429, 429]);
     const refused = await call(b, keys[0]!, '/leads');
-    expect((await refused.json()).violated_policies).toContain('workspace');
+    expect(((await refused.json()) as { violated_policies: string[] }).violated_policies).toContain('workspace');
   });
 
   it('creates one resource for one Idempotency-Key sent concurrently to both instances, and replays it on either', async () => {
@@ -64,7 +64,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
     const created = await Promise.all(responses.filter((r) => r.status === 201).map((r) => r.text()));
     expect(new Set(created).size).toBe(1);
-    const leads = await (await call(a, key, '/leads')).json();
+    const leads = (await (await call(a, key, '/leads')).json()) as { data: unknown[] };
     expect(leads.data).toHaveLength(1);
     const original = created[0]!;
     for (const server of [a, b]) {

@@ -9,7 +9,7 @@ const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const extra = process.argv.slice(2);
 
-function reachable(url, defaultPort) {
+function reachable(url: string, defaultPort: number): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = net.connect({ host: hostname || '127.0.0.1', port: Number(port || defaultPort) });
@@ -20,7 +20,7 @@ function reachable(url, defaultPort) {
   });
 }
 
-function vitest(label, env) {
+function vitest(label: string, env: Record<string, string>): number {
   console.log(`\n=== test suite on ${label} ===\n`);
   const result = spawnSync('npx', ['vitest', 'run', ...extra], { stdio: 'inherit', env: { ...process.env, ...env } });
   return result.status ?? 1;

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import Fastify from 'fastify';
+import { loadConfig } from '../src/config.js';
+import { prepareDatabase } from '../src/db/database.js';
+import { newId } from '../src/lib/ids.js';
+
+// The two ceilings the benchmark compares against, in a process of their own:
+// - GET /bare: a bare Fastify server answering a small JSON object (what Node HTTP does here);
+// - POST /bare-write: the same database transaction as a lead creation with its audit row, and nothing
+//   else (what a durable write costs here).
+const config = loadConfig();
+const { handle } = await prepareDatabase(config.database);
+const db = handle.db;
+const workspaceId = newId('workspace');
+await db.insertInto('workspaces').values({ id: workspaceId, name: 'baseline', created_at: new Date().toISOString() }).execute();
+
+let sequence = 0;
+const app = Fastify({ logger: false });
+app.get('/bare', async () => ({ object: 'ping', ok: true, id: 'bot_01JD000000000000000000000' }));
+app.post('/bare-write', async (request, reply) => {
+  const body = request.body as { email?: string };
+  const at = new Date().toISOString();
+  const id = newId('lead');
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('leads')
+      .values({ id, workspace_id: workspaceId, chatbot_id: null, conversation_id: null, name: null, email: body.email ?? null, phone: null, company: null, status: 'new', source: 'api', custom_fields: '{}', created_at: at, updated_at: at })
+      .execute();
+    await trx
+      .insertInto('audit_events')
+      .values({
+        id: newId('auditEvent'), workspace_id: workspaceId, seq: (sequence += 1), occurred_at: at, action: 'lead.created',
+        actor_type: 'api_key', actor_id: 'key_x', actor_name: 'bench', target_type: 'lead', target_id: id, changes: JSON.stringify({ email: { before: null, after: body.email } }),
+        request_id: null, idempotency_key: null, ip: null, user_agent: null, prev_hash: '', hash: createHash('sha256').update(id).digest('hex'),
+      })
+      .execute();
+  });
+  return reply.code(201).send({ id, object: 'lead', email: body.email ?? null, created_at: at });
+});
+await app.listen({ port: config.port, host: '127.0.0.1' });
+process.on('SIGTERM', () => {
+  void app.close().then(() => handle.close()).then(() => process.exit(0));
+});

@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { prepareDatabase } from '../src/db/database.js';
+import { generate, SIZES, type DataSet } from './generate.js';
+import { startProcess } from './processes.js';
+import { medianRuns, printTable, type BenchReport } from './report.js';
+import { runScenarios, type ScenarioResult } from './scenarios.js';
+
+// `npm run bench -- [--db sqlite|postgres] [--size full|tiny] [--connections 1,10,50] [--seconds 5] [--runs 3]`
+// Starts the service and the baseline server as separate processes on a generated data set, drives them
+// with autocannon from this process, and prints and saves (bench/results/) a table of ratios.
+const { values } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    size: { type: 'string', default: 'full' },
+    connections: { type: 'string', default: '1,10,50' },
+    seconds: { type: 'string', default: '5' },
+    runs: { type: 'string', default: '3' },
+    out: { type: 'string' },
+  },
+});
+const backend = values.db === 'postgres' ? 'postgres' : 'sqlite';
+const size = values.size === 'tiny' ? SIZES.tiny : SIZES.full;
+const connectionLevels = values.connections!.split(',').map(Number);
+const seconds = Number(values.seconds);
+const runs = Number(values.runs);
+const pgUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+
+function databaseEnv(name: string): Record<string, string> {
+  if (backend === 'postgres') return { DATABASE_URL: pgUrl, DATABASE_SCHEMA: `bench_${name}_${process.pid}`, REDIS_URL: redisUrl };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+  return { DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}` };
+}
+
+async function cleanup(env: Record<string, string>): Promise<void> {
+  if (env.DATABASE_SCHEMA) {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    await client.query(`drop schema if exists "${env.DATABASE_SCHEMA}" cascade`);
+    await client.end();
+  } else if (env.DATABASE_URL) {
+    fs.rmSync(path.dirname(env.DATABASE_URL.replace(/^sqlite:/, '')), { recursive: true, force: true });
+  }
+}
+
+const serviceEnv = databaseEnv('service');
+const baselineEnv = databaseEnv('baseline');
+const started = Date.now();
+console.error(`generating the ${values.size} data set on ${backend}…`);
+const { handle } = await prepareDatabase(loadConfig({ ...serviceEnv, LOG_LEVEL: 'silent' }).database);
+let data: DataSet;
+try {
+  data = await generate(handle.db, size);
+} finally {
+  await handle.close();
+}
+const generationSeconds = Math.round((Date.now() - started) / 100) / 10;
+console.error(`data set ready in ${generationSeconds} s`);
+
+const limits = { RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+const service = await startProcess('src/server.ts', { ...serviceEnv, ...limits });
+const baseline = await startProcess('bench/baseline-server.ts', { ...baselineEnv, LOG_LEVEL: 'silent' });
+const all: ScenarioResult[][] = [];
+try {
+  for (let run = 1; run <= runs; run++) {
+    const results: ScenarioResult[] = [];
+    for (const connections of connectionLevels) {
+      console.error(`run ${run}/${runs}, ${connections} connection(s)…`);
+      results.push(...(await runScenarios({ service: service.url, baseline: baseline.url }, data, connections, seconds)));
+    }
+    all.push(results);
+  }
+} finally {
+  const rss = service.peakRssMb();
+  await Promise.all([service.stop(), baseline.stop()]);
+  await Promise.all([cleanup(serviceEnv), cleanup(baselineEnv)]);
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    backend,
+    size: values.size!,
+    node: process.version,
+    cpus: os.cpus().length,
+    seconds,
+    runs,
+    generationSeconds,
+    peakRssMb: rss,
+    rssTarget: '<= 300 MB',
+    rssPass: rss > 0 && rss <= 300,
+    results: medianRuns(all),
+  };
+  printTable(report);
+  const file = values.out ?? path.join('bench', 'results', `${stamp}-${backend}-${values.size}.json`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ ...report, rawRuns: all }, null, 2)}\n`);
+  console.error(`results written to ${file}`);
+}

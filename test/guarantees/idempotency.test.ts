@@ -1,0 +1,389 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { generateApiKeySecret } from '../../src/lib/api-key-format.js';
+import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { makeConversation } from '../helpers/factories.js';
+import { auditEvents, expectProblem, failInserts, idempotencyRows, manualClock, send } from './support.js';
+
+const HOUR = 3_600_000;
+let counter = 0;
+const uniqueKey = (label = 'k') => `${label}-${process.pid}-${Date.now()}-${++counter}`;
+
+interface PostCase {
+  name: string;
+  action: string;
+  /** Prepares what the POST needs; returns its url, a body, the list url, and an optional modification. */
+  setup(t: TestApp, tenant: Tenant): Promise<{ url: string; body: () => Record<string, unknown>; list: string; modify?: (id: string) => Promise<void> }>;
+}
+
+const CASES: PostCase[] = [
+  {
+    name: 'POST /api/v1/chatbots',
+    action: 'chatbot.created',
+    setup: async (_t, tenant) => ({
+      url: '/api/v1/chatbots',
+      body: () => ({ name: 'Support agent', instructions: 'Answer politely.' }),
+      list: '/api/v1/chatbots',
+      modify: async (id) => {
+        const patched = await tenant.request('PATCH', `/api/v1/chatbots/${id}`, { name: 'Renamed agent' });
+        expect(patched.statusCode, patched.body).toBe(200);
+      },
+    }),
+  },
+  {
+    name: 'POST /api/v1/leads',
+    action: 'lead.created',
+    setup: async (_t, tenant) => ({
+      url: '/api/v1/leads',
+      body: () => ({ name: 'Grace', email: 'grace@example.com' }),
+      list: '/api/v1/leads',
+      modify: async (id) => {
+        const patched = await tenant.request('PATCH', `/api/v1/leads/${id}`, { status: 'contacted', company: 'Navy' });
+        expect(patched.statusCode, patched.body).toBe(200);
+      },
+    }),
+  },
+  {
+    name: 'POST /api/v1/conversations/{id}/messages',
+    action: 'message.created',
+    setup: async (t, tenant) => {
+      const conversation = await makeConversation(t.app, tenant);
+      const url = `/api/v1/conversations/${conversation.id}/messages`;
+      return { url, body: () => ({ content: 'Hello, is anyone there?' }), list: url };
+    },
+  },
+];
+
+async function listCount(tenant: Tenant, url: string): Promise<number> {
+  const response = await tenant.request('GET', `${url}?limit=100`);
+  expect(response.statusCode, response.body).toBe(200);
+  return (response.json() as { data: unknown[] }).data.length;
+}
+
+async function eventsFor(t: TestApp, tenant: Tenant, action: string) {
+  return (await auditEvents(t.app, tenant.workspaceId)).filter((e) => e.action === action);
+}
+
+describe('idempotency of every POST', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  describe.each(CASES)('$name', (c) => {
+    it('replays the identical status, body and Location with Idempotent-Replayed, and writes once', async () => {
+      const tenant = await t.tenant();
+      const post = await c.setup(t, tenant);
+      const key = uniqueKey();
+      const first = await tenant.request('POST', post.url, post.body(), { 'idempotency-key': key });
+      expect(first.statusCode, first.body).toBe(201);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      const id = (first.json() as { id: string }).id;
+      if (post.modify) await post.modify(id);
+
+      const replay = await tenant.request('POST', post.url, post.body(), { 'idempotency-key': key });
+      expect(replay.statusCode).toBe(201);
+      expect(replay.payload).toBe(first.payload);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers.location).toBeDefined();
+      expect(replay.headers.location).toBe(first.headers.location);
+      expect(replay.headers['content-type']).toBe(first.headers['content-type']);
+
+      expect(await listCount(tenant, post.list)).toBe(1);
+      const events = await eventsFor(t, tenant, c.action);
+      expect(events.map((e) => e.target.id)).toEqual([id]);
+    });
+
+    it('creates exactly one resource from 50 concurrent POSTs with one key', async () => {
+      const tenant = await t.tenant();
+      const post = await c.setup(t, tenant);
+      const key = uniqueKey('burst');
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => tenant.request('POST', post.url, post.body(), { 'idempotency-key': key })),
+      );
+      const originals = responses.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
+      expect(originals).toHaveLength(1);
+      const original = originals[0]!;
+      for (const response of responses) {
+        if (response === original) continue;
+        if (response.statusCode === 201) {
+          expect(response.headers['idempotent-replayed']).toBe('true');
+          expect(response.payload).toBe(original.payload);
+        } else {
+          expectProblem(response, 409, 'idempotency_key_in_use');
+        }
+      }
+      expect(await listCount(tenant, post.list)).toBe(1);
+      expect(await eventsFor(t, tenant, c.action)).toHaveLength(1);
+    });
+
+    it('refuses the same key with a different body (422) and stores nothing new', async () => {
+      const tenant = await t.tenant();
+      const post = await c.setup(t, tenant);
+      const key = uniqueKey();
+      const first = await tenant.request('POST', post.url, post.body(), { 'idempotency-key': key });
+      expect(first.statusCode).toBe(201);
+      const other = { ...post.body(), ...(c.action === 'message.created' ? { content: 'Different' } : { name: 'Different' }) };
+      expectProblem(await tenant.request('POST', post.url, other, { 'idempotency-key': key }), 422, 'idempotency_key_reused');
+      expect(await listCount(tenant, post.list)).toBe(1);
+      expect(await eventsFor(t, tenant, c.action)).toHaveLength(1);
+    });
+  });
+
+  it('refuses the same key on a different path (422)', async () => {
+    const tenant = await t.tenant();
+    const key = uniqueKey();
+    const body = { name: 'Same', email: 'same@example.com' };
+    expect((await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key })).statusCode).toBe(201);
+    expectProblem(await tenant.request('POST', '/api/v1/chatbots', { name: 'Same' }, { 'idempotency-key': key }), 422, 'idempotency_key_reused');
+    expect(await listCount(tenant, '/api/v1/chatbots')).toBe(0);
+  });
+
+  it('scopes keys per API key: another key of the workspace creates a second resource', async () => {
+    const tenant = await t.tenant();
+    const second = await tenant.newKey(['leads:write', 'leads:read']);
+    const key = uniqueKey();
+    const body = { name: 'Twin', email: 'twin@example.com' };
+    const a = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    const b = await send(t.app, second.key, 'POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(a.statusCode).toBe(201);
+    expect(b.statusCode).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+    expect(b.json().id).not.toBe(a.json().id);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(2);
+  });
+
+  it('treats the quoted Structured-Field form as the same key', async () => {
+    const tenant = await t.tenant();
+    const base = uniqueKey('quoted');
+    const body = { name: 'Quote', email: 'quote@example.com' };
+    const plain = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': base });
+    const quoted = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': `"${base}"` });
+    expect(quoted.statusCode).toBe(201);
+    expect(quoted.headers['idempotent-replayed']).toBe('true');
+    expect(quoted.payload).toBe(plain.payload);
+    // Escapes inside the quoted form: "a\"b\\c" names the key a"b\c.
+    const escaped = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': `"${base}\\"x\\\\"` });
+    expect(escaped.statusCode).toBe(201);
+    const raw = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': `${base}"x\\` });
+    expect(raw.headers['idempotent-replayed']).toBe('true');
+    expect(raw.payload).toBe(escaped.payload);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(2);
+  });
+
+  it('accepts a 255-character key', async () => {
+    const tenant = await t.tenant();
+    const key = 'k'.repeat(255);
+    const response = await tenant.request('POST', '/api/v1/leads', { email: 'long@example.com' }, { 'idempotency-key': key });
+    expect(response.statusCode, response.body).toBe(201);
+    expect(await idempotencyRows(t.app, key)).toHaveLength(1);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['256 characters', 'x'.repeat(256)],
+    ['non-ASCII', 'caf\u00e9'],
+    ['a control character', 'a\u0001b'],
+    ['a tab', 'a\tb'],
+    ['an unterminated quote', '"abc'],
+    ['an unescaped inner quote', '"a"b"'],
+    ['a bad escape', '"a\\x"'],
+    ['an empty quoted string', '""'],
+    ['256 characters quoted', `"${'y'.repeat(256)}"`],
+  ])('refuses an invalid key (%s) with 400 and stores nothing', async (_label, key) => {
+    const tenant = await t.tenant();
+    const response = await tenant.request('POST', '/api/v1/leads', { email: 'bad-key@example.com' }, { 'idempotency-key': key });
+    const problem = expectProblem(response, 400, 'invalid_request');
+    expect(problem.errors).toEqual([expect.objectContaining({ parameter: 'Idempotency-Key' })]);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(0);
+    const rows = await t.app.database.db.selectFrom('idempotency_keys').selectAll().where('api_key_id', '=', tenant.keyId).execute();
+    expect(rows).toEqual([]);
+  });
+});
+
+describe('the 24-hour window', () => {
+  const time = manualClock();
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({}, { clock: time.clock });
+  });
+  afterAll(() => t.close());
+
+  it('replays until the window ends, then frees the key for a new request', async () => {
+    const tenant = await t.tenant();
+    const key = uniqueKey('window');
+    const body = { name: 'Window', email: 'window@example.com' };
+    const start = time.ms;
+    const first = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(first.statusCode).toBe(201);
+
+    time.set(start + 23 * HOUR + 59 * 60_000);
+    const late = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(late.headers['idempotent-replayed']).toBe('true');
+    expect(late.payload).toBe(first.payload);
+    time.set(start + 24 * HOUR - 1);
+    expect((await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key })).headers['idempotent-replayed']).toBe('true');
+
+    time.set(start + 24 * HOUR + 1);
+    const fresh = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(fresh.statusCode).toBe(201);
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+    expect(fresh.json().id).not.toBe(first.json().id);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(2);
+    // The expired record was replaced by the fresh one.
+    const rows = await idempotencyRows(t.app, key);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.state).toBe('completed');
+    expect(rows[0]!.created_at).toBe(new Date(start + 24 * HOUR + 1).toISOString());
+    expect(rows[0]!.response_body).toBe(fresh.payload);
+    // And the new record is replayed from now on.
+    const again = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(again.payload).toBe(fresh.payload);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('answers 409 while a request holds the key, and lets a retry take over a marker whose request died', async () => {
+    const tenant = await t.tenant();
+    const key = uniqueKey('inflight');
+    const body = { email: 'inflight@example.com' };
+    expect((await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key })).statusCode).toBe(201);
+    // Turn the stored result into the in-flight marker a killed process leaves behind (its write rolled back).
+    const lockedUntil = new Date(time.ms + 60_000).toISOString();
+    await t.app.database.db
+      .updateTable('idempotency_keys')
+      .set({ state: 'in_flight', locked_until: lockedUntil, response_status: null, response_headers: null, response_body: null })
+      .where('idempotency_key', '=', key)
+      .execute();
+    expectProblem(await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key }), 409, 'idempotency_key_in_use');
+    expectProblem(await tenant.request('POST', '/api/v1/leads', { email: 'other@example.com' }, { 'idempotency-key': key }), 422, 'idempotency_key_reused');
+    time.advance(59_999);
+    expectProblem(await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key }), 409, 'idempotency_key_in_use');
+    time.advance(1);
+    const retry = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    const replay = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.payload).toBe(retry.payload);
+  });
+
+  it('sweeps expired records when an app starts, keeping live ones', async () => {
+    const tenant = await t.tenant();
+    const oldKey = uniqueKey('old');
+    const liveKey = uniqueKey('live');
+    const start = time.ms;
+    expect((await tenant.request('POST', '/api/v1/leads', { email: 'old@example.com' }, { 'idempotency-key': oldKey })).statusCode).toBe(201);
+    time.set(start + 12 * HOUR);
+    expect((await tenant.request('POST', '/api/v1/leads', { email: 'live@example.com' }, { 'idempotency-key': liveKey })).statusCode).toBe(201);
+    time.set(start + 24 * HOUR + 1);
+    const restarted = await buildApp(t.config, { clock: time.clock });
+    try {
+      await restarted.ready();
+      expect(await idempotencyRows(restarted, oldKey)).toEqual([]);
+      expect(await idempotencyRows(restarted, liveKey)).toHaveLength(1);
+      const expired = await restarted.database.db
+        .selectFrom('idempotency_keys')
+        .select('idempotency_key')
+        .where('expires_at', '<=', new Date(time.ms).toISOString())
+        .execute();
+      expect(expired).toEqual([]);
+    } finally {
+      await restarted.close();
+    }
+  });
+});
+
+describe('nothing is stored for refused or failed requests', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const noStoredRow = async (app: TestApp['app'], key: string) => {
+    const rows = await idempotencyRows(app, key);
+    expect(rows.filter((r) => r.state === 'completed')).toEqual([]);
+    expect(rows).toEqual([]);
+  };
+
+  it('401: a bad API key', async () => {
+    const tenant = await t.tenant();
+    const key = uniqueKey('401');
+    const refused = await send(t.app, generateApiKeySecret(), 'POST', '/api/v1/leads', { email: 'a@example.com' }, { 'idempotency-key': key });
+    expectProblem(refused, 401, 'invalid_api_key');
+    await noStoredRow(t.app, key);
+    const retry = await tenant.request('POST', '/api/v1/leads', { email: 'a@example.com' }, { 'idempotency-key': key });
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('403: a key without the scope; the same key succeeds once granted it', async () => {
+    const tenant = await t.tenant();
+    const reader = await tenant.newKey(['leads:read']);
+    const key = uniqueKey('403');
+    expectProblem(await send(t.app, reader.key, 'POST', '/api/v1/leads', { email: 'b@example.com' }, { 'idempotency-key': key }), 403, 'insufficient_scope');
+    await noStoredRow(t.app, key);
+    await t.app.database.db.updateTable('api_keys').set({ scopes: JSON.stringify(['leads:read', 'leads:write']) }).where('id', '=', reader.id).execute();
+    const retry = await send(t.app, reader.key, 'POST', '/api/v1/leads', { email: 'b@example.com' }, { 'idempotency-key': key });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it.each([
+    ['schema validation', { email: 'not-an-email' }],
+    ['service validation (no email or phone)', { name: 'Nobody' }],
+  ])('400: %s; a corrected retry with the same key succeeds', async (_label, body) => {
+    const tenant = await t.tenant();
+    const key = uniqueKey('400');
+    expectProblem(await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': key }), 400, 'validation_failed');
+    await noStoredRow(t.app, key);
+    const retry = await tenant.request('POST', '/api/v1/leads', { email: 'd@example.com' }, { 'idempotency-key': key });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(1);
+  });
+
+  it('5xx: a database failure rolls back, stores nothing, and the retry succeeds', async () => {
+    const tenant = await t.tenant();
+    const key = uniqueKey('500');
+    const restore = await failInserts(t.app.database.db, 'leads');
+    try {
+      expectProblem(await tenant.request('POST', '/api/v1/leads', { email: 'e@example.com' }, { 'idempotency-key': key }), 500, 'internal_error');
+    } finally {
+      await restore();
+    }
+    await noStoredRow(t.app, key);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(0);
+    expect((await auditEvents(t.app, tenant.workspaceId)).filter((e) => e.action === 'lead.created')).toEqual([]);
+    const retry = await tenant.request('POST', '/api/v1/leads', { email: 'e@example.com' }, { 'idempotency-key': key });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    const rows = await idempotencyRows(t.app, key);
+    expect(rows.map((r) => [r.state, r.response_status])).toEqual([['completed', 201]]);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(1);
+  });
+});
+
+// Its own app (budget: one request per key per minute), opened after the one above is closed.
+describe('nothing is stored for a rate-limited request', () => {
+  const time = manualClock();
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ rateLimit: { keyPerMinute: 1, workspacePerMinute: 1000 } }, { clock: time.clock });
+  });
+  afterAll(() => limited.close());
+
+  it('429: the request stores nothing and the retry a minute later succeeds', async () => {
+    const tenant = await limited.tenant();
+    expect((await tenant.request('GET', '/api/v1/leads')).statusCode).toBe(200);
+    const key = uniqueKey('429');
+    expectProblem(await tenant.request('POST', '/api/v1/leads', { email: 'c@example.com' }, { 'idempotency-key': key }), 429, 'rate_limited');
+    expect(await idempotencyRows(limited.app, key)).toEqual([]);
+    time.advance(60_000);
+    const retry = await tenant.request('POST', '/api/v1/leads', { email: 'c@example.com' }, { 'idempotency-key': key });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect((await idempotencyRows(limited.app, key)).map((r) => [r.state, r.response_status])).toEqual([['completed', 201]]);
+  });
+});

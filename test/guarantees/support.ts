@@ -1,0 +1,103 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import { expect } from 'vitest';
+import { isPostgres } from '../../src/db/dialect.js';
+import type { Database } from '../../src/db/schema.js';
+import type { AuditEventView } from '../../src/modules/audit/service.js';
+
+/** Shared helpers of the write-guarantee suites (not a test file itself). */
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** A clock tests move by hand. */
+export function manualClock(start = Date.parse('2030-01-01T00:00:00.000Z')) {
+  let current = start;
+  return {
+    clock: { now: () => new Date(current) },
+    get ms() {
+      return current;
+    },
+    set(ms: number) {
+      current = ms;
+    },
+    advance(ms: number) {
+      current += ms;
+    },
+  };
+}
+
+/** Sends a request with an explicit key (or none when `key` is null). */
+export function send(
+  app: FastifyInstance,
+  key: string | null,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: method as 'GET',
+    url,
+    headers: {
+      ...(key !== null ? { authorization: `Bearer ${key}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+}
+
+/** Asserts an RFC 9457 problem with the given status and code, and returns its body. */
+export function expectProblem(response: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = response.json() as Record<string, unknown>;
+  expect(body).toMatchObject({ status, code });
+  return body;
+}
+
+/** Every stored idempotency record of an Idempotency-Key (for any API key). */
+export function idempotencyRows(app: FastifyInstance, key: string) {
+  return app.database.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).execute();
+}
+
+/** Every audit event of a workspace, newest first. */
+export function auditEvents(app: FastifyInstance, workspaceId: string): Promise<AuditEventView[]> {
+  return app.services.audit.list(workspaceId, 100_000);
+}
+
+/** Runs the ops CLI (`node --import tsx src/cli.ts …`) with the given database environment. Never rejects. */
+export function runCli(databaseEnv: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ...databaseEnv, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/**
+ * Makes every INSERT into `table` fail inside the database (a real database error, not a mock), on SQLite
+ * or PostgreSQL. Returns the function that removes the failure again.
+ */
+export async function failInserts(db: Kysely<Database>, table: 'leads' | 'audit_events'): Promise<() => Promise<void>> {
+  const name = sql.raw(`guarantees_fail_${table}`);
+  if (isPostgres(db)) {
+    await sql`create or replace function guarantees_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`.execute(db);
+    await sql`create trigger ${name} before insert on ${sql.table(table)} for each row execute function guarantees_fail()`.execute(db);
+    return async () => {
+      await sql`drop trigger ${name} on ${sql.table(table)}`.execute(db);
+    };
+  }
+  await sql`create trigger ${name} before insert on ${sql.table(table)} begin select raise(abort, 'injected failure'); end`.execute(db);
+  return async () => {
+    await sql`drop trigger ${name}`.execute(db);
+  };
+}
