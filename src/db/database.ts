@@ -37,9 +37,11 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Ky
     statement_timeout: config.statementTimeoutMs,
     ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
   });
-  // An idle client losing its connection (server restart) must not crash the process; the pool
-  // replaces it and the next query reconnects.
+  // A client losing its connection (server restart, network cut) must not crash the process: idle
+  // clients report to the pool, checked-out ones to their own listener; the query in flight fails (503)
+  // and the pool opens a new connection for the next one.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
