@@ -25,7 +25,32 @@ function openSqlite(file: string): Kysely<Database> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every statement anew, which costs as much as running it. Queries are a
+ * small set of shapes, so prepared statements are kept (LRU). Sharing one is safe: Kysely runs one query
+ * at a time on the connection, and better-sqlite3 runs each to completion synchronously.
+ */
+function withStatementCache(connection: SQLite.Database) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare: (text: string) => {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = connection.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, statement);
+      return statement;
+    },
+  };
 }
 
 function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Kysely<Database> {

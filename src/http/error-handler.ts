@@ -75,7 +75,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const problem = toAppError(error);
     if (problem.status === 503) request.log.warn({ err: error }, 'dependency unavailable');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: problem.code, status: problem.status }, 'request refused');
+    else request.log.debug({ code: problem.code, status: problem.status }, 'request refused');
     return sendProblem(request, reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>

@@ -53,7 +53,12 @@ export class AppError extends Error {
     /** Extra response headers, e.g. WWW-Authenticate or Retry-After. */
     readonly headers: Record<string, string> = {},
   ) {
+    // An AppError is an expected answer, not a fault: skip capturing a stack trace (it costs more than
+    // the rest of a refused request).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
     this.status = ERROR_CODES[code].status;
     this.title = ERROR_CODES[code].title;
   }

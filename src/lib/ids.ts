@@ -27,10 +27,19 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+// Random bytes are drawn from the CSPRNG in blocks: one call per 512 ids instead of one per id.
+const POOL_SIZE = 8192;
+let pool = randomBytes(POOL_SIZE);
+let offset = 0;
+
 function encodeRandom(length: number): string {
-  const bytes = randomBytes(length);
+  if (offset + length > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
+  }
   let out = '';
-  for (const byte of bytes) out += CROCKFORD[byte & 31];
+  for (let i = offset; i < offset + length; i++) out += CROCKFORD[pool[i]! & 31];
+  offset += length;
   return out;
 }
 

@@ -79,7 +79,7 @@ const logged = (predicate: (line: Record<string, unknown>) => boolean) => until(
 
 beforeAll(async () => {
   port = await freePort();
-  env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'info' };
+  env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'debug' }; // debug: 'incoming request' lines show when the server has a request
   const workspace = await cli('workspace', 'create', '--name', 'X', '--json');
   expect(workspace.id).toMatch(/^ws_/);
   const created = await cli('key', 'create', '--workspace', String(workspace.id), '--scopes', 'all', '--name', 'process test', '--json');

@@ -1,3 +1,4 @@
+import { precompiled } from '../../db/precompiled.js';
 import type { Db } from '../../db/schema.js';
 
 const COLUMNS = [
@@ -27,6 +28,11 @@ export interface ApiKeyRow {
   last_used_at: string | null;
 }
 
+// On every authenticated request: built and compiled once.
+const findBySecretHash = precompiled((db, secretHash: string) =>
+  db.selectFrom('api_keys').select([...COLUMNS, 'secret_hash']).where('secret_hash', '=', secretHash),
+);
+
 /** SQL for API keys. The secret hash is written here and read only by `findBySecretHash`. */
 export const apiKeyRepository = {
   /** Stores a new key (the hash only). */
@@ -36,11 +42,7 @@ export const apiKeyRepository = {
 
   /** Looks a presented key up by the hash of its secret; returns the hash too, for a constant-time check. */
   async findBySecretHash(db: Db, secretHash: string): Promise<(ApiKeyRow & { secret_hash: string }) | undefined> {
-    return db
-      .selectFrom('api_keys')
-      .select([...COLUMNS, 'secret_hash'])
-      .where('secret_hash', '=', secretHash)
-      .executeTakeFirst();
+    return findBySecretHash(db, secretHash);
   },
 
   /** One key of a workspace. */

@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { lockedForUpdate } from '../../db/dialect.js';
+import { precompiled } from '../../db/precompiled.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { ChatbotsTable, Db } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -33,6 +34,11 @@ export interface ChatbotListFilter {
   createdBefore?: string;
 }
 
+// Reads by id are on most requests' path: built and compiled once.
+const findById = precompiled((db, workspaceId: string, id: string) =>
+  db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id),
+);
+
 /** SQL for AI Agents; every query carries the workspace id. */
 export const chatbotRepository = {
   /** Stores a new agent. */
@@ -42,8 +48,8 @@ export const chatbotRepository = {
 
   /** One agent of a workspace; `forUpdate` locks its row for a read-modify-write. */
   async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ChatbotRow | undefined> {
-    const query = db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id);
-    return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
+    if (!options.forUpdate) return findById(db, workspaceId, id);
+    return lockedForUpdate(db, db.selectFrom('chatbots').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
   },
 
   /** One page of a workspace's agents (limit + 1 rows, to tell whether more exist). */

@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { lockedForUpdate } from '../../db/dialect.js';
+import { precompiled } from '../../db/precompiled.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { ConversationsTable, Db } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -34,6 +35,11 @@ export interface ConversationListFilter {
   createdBefore?: string;
 }
 
+// Reads by id are on most requests' path: built and compiled once.
+const findById = precompiled((db, workspaceId: string, id: string) =>
+  db.selectFrom('conversations').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id),
+);
+
 /** SQL for conversations; every query carries the workspace id. */
 export const conversationRepository = {
   /** Stores a new conversation. */
@@ -43,13 +49,8 @@ export const conversationRepository = {
 
   /** One conversation of a workspace; `forUpdate` locks its row for a read-modify-write. */
   async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<ConversationRow | undefined> {
-    const query = db
-      .selectFrom('conversations')
-      .select(COLUMNS)
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', id)
-      ;
-    return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
+    if (!options.forUpdate) return findById(db, workspaceId, id);
+    return lockedForUpdate(db, db.selectFrom('conversations').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
   },
 
   /** One page of a workspace's conversations (limit + 1 rows). */

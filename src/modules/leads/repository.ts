@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { lockedForUpdate } from '../../db/dialect.js';
+import { precompiled } from '../../db/precompiled.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, LeadsTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -34,6 +35,11 @@ export interface LeadListFilter {
   updatedAfter?: string;
 }
 
+// Reads by id are on most requests' path: built and compiled once.
+const findById = precompiled((db, workspaceId: string, id: string) =>
+  db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id),
+);
+
 /** SQL for leads; every query carries the workspace id. */
 export const leadRepository = {
   /** Stores a new lead. */
@@ -43,8 +49,8 @@ export const leadRepository = {
 
   /** One lead of a workspace; `forUpdate` locks its row for a read-modify-write. */
   async find(db: Db, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<LeadRow | undefined> {
-    const query = db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id);
-    return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
+    if (!options.forUpdate) return findById(db, workspaceId, id);
+    return lockedForUpdate(db, db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
   },
 
   /** One page of a workspace's leads (limit + 1 rows). */
