@@ -6,6 +6,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Mean latency in ms, with decimals (autocannon's percentiles are whole milliseconds). */
+  mean: number;
   errors: number;
   non2xx: number;
   requests: number;
@@ -52,6 +54,7 @@ export async function load(spec: LoadSpec, connections: number, seconds: number)
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    mean: Math.round(result.latency.mean * 1000) / 1000,
     errors: result.errors + result.timeouts + (spec.expect401 ? 0 : non2xx),
     non2xx,
     requests: result.requests.total,

@@ -35,6 +35,7 @@ export function medianRuns(runs: ScenarioResult[][]): ScenarioResult[] {
       rps: Math.round(median(same.map((r) => r.rps))),
       p50: median(same.map((r) => r.p50)),
       p99: median(same.map((r) => r.p99)),
+      mean: median(same.map((r) => r.mean)),
       errors: same.reduce((sum, r) => sum + r.errors, 0),
       non2xx: median(same.map((r) => r.non2xx)),
       requests: median(same.map((r) => r.requests)),
@@ -51,13 +52,14 @@ export function printTable(report: BenchReport): void {
     String(r.connections),
     String(Math.round(r.rps)),
     `${r.p50} ms`,
+    `${r.mean} ms`,
     `${r.p99} ms`,
     String(r.errors),
     r.ratio === null ? '' : String(r.ratio),
     r.target,
     r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL',
   ]);
-  const header = ['scenario', 'conn', 'req/s', 'p50', 'p99', 'errors', 'ratio', 'target', ''];
+  const header = ['scenario', 'conn', 'req/s', 'p50', 'mean', 'p99', 'errors', 'ratio', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(`\n${report.backend} · ${report.size} data · median of ${report.runs} run(s) · ${report.seconds} s per scenario · node ${report.node} · ${report.cpus} CPUs`);

@@ -14,20 +14,28 @@ export const idempotencyRepository = {
   },
 
   /**
-   * Claims a key for a new request: removes an expired record of it, then inserts an in-flight marker
-   * unless a live record exists. Returns whether this request now owns the key.
+   * Claims a key for a new request in one statement: inserts an in-flight marker, or replaces a record
+   * whose window has passed, unless a live record exists. Returns whether this request now owns the key.
    */
   async claim(db: Db, row: IdempotencyKeysTable, now: string): Promise<boolean> {
-    await db
-      .deleteFrom('idempotency_keys')
-      .where('api_key_id', '=', row.api_key_id)
-      .where('idempotency_key', '=', row.idempotency_key)
-      .where('expires_at', '<=', now)
-      .execute();
     const result = await db
       .insertInto('idempotency_keys')
       .values(row)
-      .onConflict((oc) => oc.columns(['api_key_id', 'idempotency_key']).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['api_key_id', 'idempotency_key'])
+          .doUpdateSet((eb) => ({
+            fingerprint: eb.ref('excluded.fingerprint'),
+            state: eb.ref('excluded.state'),
+            locked_until: eb.ref('excluded.locked_until'),
+            response_status: null,
+            response_headers: null,
+            response_body: null,
+            created_at: eb.ref('excluded.created_at'),
+            expires_at: eb.ref('excluded.expires_at'),
+          }))
+          .where('idempotency_keys.expires_at', '<=', now),
+      )
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   },

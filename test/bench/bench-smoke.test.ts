@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { backend } from '../helpers/database.js';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+// The benchmark itself is checked at a tiny size so that it cannot rot: it generates data, starts the
+// service and the baseline server, drives every scenario and writes its report.
+describe('npm run bench (tiny)', () => {
+  it('runs every scenario against the real processes and writes a complete report', { timeout: 180_000 }, async () => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-')), 'report.json');
+    const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+    if (backend === 'postgres') {
+      env.BENCH_DATABASE_URL = process.env.TEST_DATABASE_URL!;
+      env.BENCH_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+    }
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--db', backend, '--size', 'tiny', '--connections', '2', '--seconds', '1', '--runs', '1', '--out', out],
+      { cwd: ROOT, env, maxBuffer: 10 * 1024 * 1024 },
+    );
+    expect(stdout).toContain('GET /chatbots/{id}');
+    const report = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+      backend: string;
+      peakRssMb: number;
+      results: { scenario: string; rps: number; p50: number; errors: number; ratio: number | null }[];
+    };
+    expect(report.backend).toBe(backend);
+    expect(report.peakRssMb).toBeGreaterThan(0);
+    const scenarios = report.results.map((r) => r.scenario);
+    expect(scenarios).toEqual([
+      'bare',
+      'bare-write',
+      'GET /chatbots/{id}',
+      'GET /leads?limit=20',
+      'GET /leads deep page (90% in)',
+      'POST /leads + Idempotency-Key',
+      'GET /analytics (10k messages)',
+      'GET /analytics (1M messages)',
+      '401 storm (invalid keys)',
+      'valid key during the storm',
+    ]);
+    for (const result of report.results) {
+      expect(result.rps, result.scenario).toBeGreaterThan(0);
+      expect(result.errors, result.scenario).toBe(0);
+    }
+    for (const scenario of ['GET /chatbots/{id}', 'GET /leads?limit=20', 'POST /leads + Idempotency-Key', '401 storm (invalid keys)']) {
+      expect(report.results.find((r) => r.scenario === scenario)?.ratio, scenario).toEqual(expect.any(Number));
+    }
+  });
+});
