@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { idPattern, type IdKind } from '../lib/ids.js';
+import { ERROR_CODES } from './errors.js';
 
 /** An ISO 8601 UTC timestamp with milliseconds. */
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T05:41:00.000Z'] });
@@ -26,12 +27,16 @@ export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String(
 /** RFC 9457 problem details, with the service's extension members. */
 export const Problem = Type.Object(
   {
-    type: Type.String({ description: 'URI reference that identifies the problem type.' }),
+    type: Type.String({
+      description: 'URI reference that identifies the problem type: `/docs/errors#<code>`, or `https://iana.org/assignments/http-problem-types#quota-exceeded` for 429.',
+    }),
     title: Type.String(),
     status: Type.Integer(),
     detail: Type.String(),
     instance: Type.Optional(Type.String()),
-    code: Type.String({ description: 'Stable snake_case error code.' }),
+    code: Type.String({
+      description: `Stable snake_case error code, one of: ${Object.keys(ERROR_CODES).map((c) => `\`${c}\``).join(', ')} (see /docs/errors).`,
+    }),
     request_id: Type.String(),
     errors: Type.Optional(
       Type.Array(
@@ -42,8 +47,8 @@ export const Problem = Type.Object(
         }),
       ),
     ),
-    required_scope: Type.Optional(Type.String()),
-    violated_policies: Type.Optional(Type.Array(Type.String())),
+    required_scope: Type.Optional(Type.String({ description: 'With 403: the scope the operation requires.' })),
+    violated_policies: Type.Optional(Type.Array(Type.String(), { description: 'With 429: the rate-limit policies that refused the request (`key`, `workspace`).' })),
   },
   { additionalProperties: true, title: 'Problem' },
 );
