@@ -32,6 +32,15 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const where = config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL';
   app.log.info(`serving the API at ${config.publicUrl}/api/v1 (reference: ${config.publicUrl}/docs, database: ${where})`);
+  if (!(await app.services.apiKeys.anyExist())) {
+    // A first run: nobody can call the API yet, so say how to get a key.
+    app.log.info(
+      'no API keys yet. Create a workspace and a key in another terminal (same folder and DATABASE_URL): ' +
+        'npm run --silent cli -- workspace create --name "My company" --json   then   ' +
+        'npm run --silent cli -- key create --workspace <ws_id from above> --scopes all --json   ' +
+        '(optional sample data: npm run --silent cli -- demo seed --workspace <ws_id>)',
+    );
+  }
 }
 
 main().catch((error: unknown) => {

@@ -55,6 +55,11 @@ export const apiKeyRepository = {
     return db.selectFrom('api_keys').select(COLUMNS).where('id', '=', id).executeTakeFirst();
   },
 
+  /** Whether the service has any key at all. */
+  async anyExist(db: Db): Promise<boolean> {
+    return (await db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) !== undefined;
+  },
+
   /** Every key of a workspace, newest first. */
   async list(db: Db, workspaceId: string): Promise<ApiKeyRow[]> {
     return db

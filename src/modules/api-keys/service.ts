@@ -113,6 +113,11 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: A
       return { key, secret };
     },
 
+    /** Whether any key exists at all (a first run has none). */
+    async anyExist(): Promise<boolean> {
+      return apiKeyRepository.anyExist(db);
+    },
+
     /** Every key of the actor's workspace, newest first. */
     async list(ctx: OperationContext): Promise<ApiKeyView[]> {
       return (await apiKeyRepository.list(db, ctx.actor.workspaceId)).map(present);
