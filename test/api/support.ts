@@ -1,4 +1,4 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Scope } from '../../src/http/scopes.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -17,45 +17,7 @@ export const PREFIX = {
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Sends a request with an explicit key (or none when `key` is null). */
-export function send(
-  app: FastifyInstance,
-  key: string | null,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: method as 'GET',
-    url,
-    headers: {
-      ...(key !== null ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  });
-}
-
-/** Asserts an RFC 9457 problem with the given status and code, and returns its body. */
-export function expectProblem(response: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(String(response.headers['content-type'] ?? ''), `content-type of ${response.body}`).toMatch(/^application\/problem\+json/);
-  const body = response.json() as Record<string, unknown>;
-  expect(body).toMatchObject({
-    type: expect.any(String),
-    title: expect.any(String),
-    status,
-    detail: expect.any(String),
-    code,
-    request_id: expect.any(String),
-  });
-  expect(body.type).toContain(code);
-  expect((body.detail as string).length).toBeGreaterThan(0);
-  expect(body.request_id).toBe(response.headers['request-id']);
-  return body;
-}
+export { expectProblem, send } from '../helpers/http.js';
 
 /** Asserts that every key of the object (and of nested objects, except free maps) is snake_case. */
 export function expectSnakeCase(value: unknown, path = ''): void {

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
-import { expect } from 'vitest';
 import { isPostgres } from '../../src/db/dialect.js';
 import type { Database } from '../../src/db/schema.js';
 import type { AuditEventView } from '../../src/modules/audit/service.js';
@@ -28,35 +27,7 @@ export function manualClock(start = Date.parse('2030-01-01T00:00:00.000Z')) {
   };
 }
 
-/** Sends a request with an explicit key (or none when `key` is null). */
-export function send(
-  app: FastifyInstance,
-  key: string | null,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<LightMyRequestResponse> {
-  return app.inject({
-    method: method as 'GET',
-    url,
-    headers: {
-      ...(key !== null ? { authorization: `Bearer ${key}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  });
-}
-
-/** Asserts an RFC 9457 problem with the given status and code, and returns its body. */
-export function expectProblem(response: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
-  expect(response.statusCode, response.body).toBe(status);
-  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  const body = response.json() as Record<string, unknown>;
-  expect(body).toMatchObject({ status, code });
-  return body;
-}
+export { expectProblem, send } from '../helpers/http.js';
 
 /** Every stored idempotency record of an Idempotency-Key (for any API key). */
 export function idempotencyRows(app: FastifyInstance, key: string) {

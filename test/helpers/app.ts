@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { SCOPES, type Scope } from '../../src/http/scopes.js';
 import { systemContext } from '../../src/lib/actor.js';
 import { dropDatabase, freshDatabaseEnv } from './database.js';
+import { send } from './http.js';
 
 /** A real app on a fresh SQLite file, with helpers to make workspaces, keys and requests. */
 export interface TestApp {
@@ -58,17 +59,7 @@ export async function createTestApp(configOverrides: Partial<Config> = {}, overr
       keyId: first.id,
       key: first.key,
       newKey,
-      request: (method, url, body, headers = {}) =>
-        app.inject({
-          method: method as 'GET',
-          url,
-          headers: {
-            authorization: `Bearer ${first.key}`,
-            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-            ...headers,
-          },
-          ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-        }),
+      request: (method, url, body, headers = {}) => send(app, first.key, method, url, body, headers),
     };
   }
 
