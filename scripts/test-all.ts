@@ -3,7 +3,10 @@
 // TEST_DATABASE_URL / TEST_REDIS_URL. When they are unreachable the second run is skipped with a notice
 // on a developer machine, and FAILS under CI=true.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -20,9 +23,24 @@ function reachable(url: string, defaultPort: number): Promise<boolean> {
   });
 }
 
+const counts = { passed: 0, failed: 0, skipped: 0 };
+
+// Runs vitest with its usual output, plus a JSON report whose counts make the closing summary line.
 function vitest(label: string, env: Record<string, string>): number {
   console.log(`\n=== test suite on ${label} ===\n`);
-  const result = spawnSync('npx', ['vitest', 'run', ...extra], { stdio: 'inherit', env: { ...process.env, ...env } });
+  const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vitest-report-')), 'report.json');
+  const result = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  try {
+    const json = JSON.parse(fs.readFileSync(report, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+    counts.passed += json.numPassedTests;
+    counts.failed += json.numFailedTests;
+    counts.skipped += json.numPendingTests + json.numTodoTests;
+  } catch {
+    counts.failed += 1; // no report: the run itself failed
+  }
   return result.status ?? 1;
 }
 
@@ -38,4 +56,5 @@ if (up) {
   console.warn(`\nNOTICE: PostgreSQL (${postgresUrl}) or Redis (${redisUrl}) is unreachable: the PostgreSQL + Redis run was NOT done.`);
 }
 console.log(`\nSQLite run: ${sqlite === 0 ? 'passed' : 'FAILED'}; PostgreSQL + Redis run: ${up ? (postgres === 0 ? 'passed' : 'FAILED') : process.env.CI === 'true' ? 'FAILED (unreachable)' : 'not run'}`);
+console.log(`${counts.passed} passed, ${counts.failed} failed${counts.skipped ? `, ${counts.skipped} skipped` : ''}`);
 process.exit(sqlite || postgres);
