@@ -19,11 +19,12 @@ interface Urls {
 const INVALID_KEY = 'wsk_invalidinvalidinvalidinvalidinva000000';
 
 /**
- * Latency of `a` relative to `b`: by p50, or by the mean when the reference p50 is under 2 ms, where
- * autocannon's whole-millisecond percentiles cannot tell values apart.
+ * Latency of `a` relative to `b` (same number of connections): by p50, or, when the reference p50 is under
+ * 2 ms where autocannon's whole-millisecond figures cannot tell values apart, by the mean latency that the
+ * closed loop implies (Little's law: connections / throughput), i.e. the inverse ratio of throughputs.
  */
 function latencyRatio(a: LoadResult, b: LoadResult): number {
-  return b.p50 >= 2 ? a.p50 / b.p50 : a.mean / Math.max(b.mean, 0.001);
+  return b.p50 >= 2 ? a.p50 / b.p50 : b.rps / Math.max(a.rps, 0.001);
 }
 
 /**

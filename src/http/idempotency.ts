@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ControlledTransaction, Kysely } from 'kysely';
+import { isPostgres } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { Clock } from '../lib/clock.js';
@@ -84,34 +85,48 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       const now = clock.now();
       const nowIso = now.toISOString();
       const print = fingerprint(request);
-      const claimed = await idempotencyRepository.claim(
-        db,
-        {
-          api_key_id: apiKeyId,
-          idempotency_key: key,
-          fingerprint: print,
-          state: 'in_flight',
-          locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
-          response_status: null,
-          response_headers: null,
-          response_body: null,
-          created_at: nowIso,
-          expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
-        },
-        nowIso,
-      );
-      if (!claimed) {
-        const existing = await idempotencyRepository.findLive(db, apiKeyId, key, nowIso);
-        const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-        if (!existing) throw inUse();
-        if (existing.fingerprint !== print) {
-          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+      // PostgreSQL: the in-flight marker commits on its own first, so a concurrent duplicate on any
+      // instance sees it (409). SQLite: the one connection runs one transaction at a time, so duplicates
+      // wait for the first request anyway; the marker joins the write's transaction, which saves a commit
+      // and leaves no stale marker behind a crash.
+      const trx = isPostgres(db) ? null : await db.startTransaction().execute();
+      const executor = trx ?? db;
+      try {
+        const claimed = await idempotencyRepository.claim(
+          executor,
+          {
+            api_key_id: apiKeyId,
+            idempotency_key: key,
+            fingerprint: print,
+            state: 'in_flight',
+            locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+            response_status: null,
+            response_headers: null,
+            response_body: null,
+            created_at: nowIso,
+            expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
+          },
+          nowIso,
+        );
+        if (!claimed) {
+          const existing = await idempotencyRepository.findLive(executor, apiKeyId, key, nowIso);
+          const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+          if (!existing) throw inUse();
+          if (existing.fingerprint !== print) {
+            throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+          }
+          if (existing.state === 'completed') {
+            await trx?.rollback().execute();
+            return replay(reply, existing);
+          }
+          const lockExpired = await idempotencyRepository.takeOver(executor, apiKeyId, key, nowIso, new Date(now.getTime() + LOCK_MS).toISOString());
+          if (!lockExpired) throw inUse();
         }
-        if (existing.state === 'completed') return replay(reply, existing);
-        const lockExpired = await idempotencyRepository.takeOver(db, apiKeyId, key, nowIso, new Date(now.getTime() + LOCK_MS).toISOString());
-        if (!lockExpired) throw inUse();
+      } catch (error) {
+        if (trx && !trx.isRolledBack) await trx.rollback().execute();
+        throw error;
       }
-      request.idempotency = { apiKeyId, key, trx: await db.startTransaction().execute(), settled: false };
+      request.idempotency = { apiKeyId, key, trx: trx ?? (await db.startTransaction().execute()), settled: false };
     },
 
     async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
