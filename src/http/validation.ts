@@ -26,7 +26,13 @@ export function toFieldErrors(errors: ErrorObject[], context: string | undefined
   const inBody = context === undefined || context === 'body';
   const seen = new Set<string>();
   const out: FieldError[] = [];
-  for (const error of errors) {
+  // A nullable field (`anyOf: [T, null]`) that gets a bad value fails every branch: report the failure
+  // of the real type only, not "must be null" and "must match a schema in anyOf" beside it.
+  const unionPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const relevant = errors.filter(
+    (e) => !unionPaths.has(e.instancePath) || (e.keyword !== 'anyOf' && !(e.keyword === 'type' && e.params.type === 'null')),
+  );
+  for (const error of relevant.length > 0 ? relevant : errors) {
     let path = error.instancePath;
     let message = error.message ?? 'is invalid';
     if (error.keyword === 'additionalProperties') {
