@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import { freePort } from '../test/helpers/processes.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 
@@ -11,17 +11,6 @@ export interface BenchServer {
   /** Peak resident set size so far (VmHWM), in MB. */
   peakRssMb(): number;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.once('error', reject);
-  });
 }
 
 /** Starts a TypeScript entry point (`src/server.ts`, `bench/baseline-server.ts`) as its own process. */
