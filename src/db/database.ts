@@ -1,11 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { registerSqlite, SqliteConnections, sqliteDialect } from './sqlite.js';
 
 /** The open database: the Kysely instance plus what the rest of the service needs to know about it. */
 export interface DatabaseHandle {
@@ -17,40 +15,10 @@ export interface DatabaseHandle {
 }
 
 function openSqlite(file: string): Kysely<Database> {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const connection = new SQLite(file);
-  // WAL lets readers run beside the single writer; NORMAL sync in WAL mode survives a killed process
-  // (only an OS crash or power loss can drop the last commits); foreign keys are off by default in SQLite.
-  connection.pragma('journal_mode = WAL');
-  connection.pragma('synchronous = NORMAL');
-  connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
-}
-
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely's SQLite driver prepares every statement anew, which costs as much as running it. Queries are a
- * small set of shapes, so prepared statements are kept (LRU). Sharing one is safe: Kysely runs one query
- * at a time on the connection, and better-sqlite3 runs each to completion synchronously.
- */
-function withStatementCache(connection: SQLite.Database) {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => connection.close(),
-    prepare: (text: string) => {
-      let statement = cache.get(text);
-      if (statement) {
-        cache.delete(text);
-      } else {
-        statement = connection.prepare(text);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(text, statement);
-      return statement;
-    },
-  };
+  const connections = new SqliteConnections(file);
+  const db = new Kysely<Database>({ dialect: sqliteDialect(connections) });
+  registerSqlite(db, connections);
+  return db;
 }
 
 function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Kysely<Database> {
