@@ -13,6 +13,7 @@ import {
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { parseJson } from '../../lib/json.js';
+import { createKeyLookup } from './key-cache.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 
@@ -67,6 +68,7 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /** API keys: issue, list, revoke, and authenticate presented secrets. */
 export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
+  const keys = createKeyLookup(db);
   return {
     /** Issues a key; the returned secret is shown this once and never stored. */
     async create(ctx: OperationContext, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }> {
@@ -148,7 +150,7 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: A
     async authenticate(secret: string): Promise<{ ok: true; principal: ApiKeyPrincipal } | { ok: false; reason: AuthFailure }> {
       if (!isWellFormedApiKey(secret)) return { ok: false, reason: 'malformed' };
       const hash = hashApiKeySecret(secret);
-      const row = await apiKeyRepository.findBySecretHash(db, hash);
+      const row = await keys.find(hash);
       if (!row || !digestsEqual(row.secret_hash, hash)) return { ok: false, reason: 'unknown' };
       const now = clock.now();
       if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
