@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError } from './errors.js';
 
 /** A position in a keyset ordered by (created_at, id). */
@@ -28,7 +28,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 // edited cursor or one replayed with other filters is refused (400) instead of silently misbehaving.
 function fingerprint(position: Keyset, filters: Record<string, unknown>): string {
   const canonical = JSON.stringify([position.createdAt, position.id, canonicalFilters(filters)]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+  return hash('sha256', canonical, 'base64url').slice(0, 16);
 }
 
 function canonicalFilters(filters: Record<string, unknown>): [string, unknown][] {

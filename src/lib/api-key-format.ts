@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, randomInt, timingSafeEqual } from 'node:crypto';
 
 // Format (like GitHub's tokens): "wsk_" + 32 random base62 characters (~190 bits) + 6 base62 characters
 // of CRC32 over the random part. Scanners can recognise a key and reject typos without a lookup.
@@ -51,7 +51,7 @@ export function isWellFormedApiKey(secret: string): boolean {
 
 /** The stored form of a secret: SHA-256 hex. A high-entropy key needs no slow hash. */
 export function hashApiKeySecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time equality of two hex digests of equal length. */

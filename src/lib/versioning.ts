@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** A strong ETag for one version of a resource: every change bumps `updated_at`, so (id, updated_at) names it. */
 export function etagOf(id: string, updatedAt: string): string {
-  return `"${createHash('sha256').update(`${id}\u0000${updatedAt}`).digest('base64url').slice(0, 27)}"`;
+  return `"${hash('sha256', `${id}\u0000${updatedAt}`, 'base64url').slice(0, 27)}"`;
 }
 
 /** True when an If-Match header value (a list of ETags, or `*`) matches the current ETag. */

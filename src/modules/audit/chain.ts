@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEventsTable } from '../../db/schema.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 
@@ -9,7 +9,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 export function eventHash(event: Omit<AuditEventsTable, 'hash'> & { hash?: string }): string {
   const { prev_hash: previous, hash: _ignored, ...rest } = event;
   const normalized = { ...rest, seq: Number(rest.seq) };
-  return createHash('sha256').update(previous).update('\n').update(canonicalJson(normalized)).digest('hex');
+  return hash('sha256', `${previous}\n${canonicalJson(normalized)}`, 'hex');
 }
 
 /** Where a chain is broken. */
