@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import { isPostgres } from '../db/dialect.js';
 import type { Database } from '../db/schema.js';
@@ -20,6 +20,10 @@ interface IdempotentWrite {
   key: string;
   trx: ControlledTransaction<Database>;
   settled: boolean;
+}
+
+function asList<T>(hooks: T | T[] | undefined): T[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** How long a stored result is replayed. Published in the OpenAPI document and the README. */
@@ -50,10 +54,7 @@ export function parseIdempotencyKey(raw: string): string {
 }
 
 function fingerprint(request: FastifyRequest): string {
-  return createHash('sha256')
-    .update(`${request.method} ${request.url}\n`)
-    .update(canonicalJson(request.body ?? null))
-    .digest('hex');
+  return hash('sha256', `${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`, 'hex');
 }
 
 function replay(reply: FastifyReply, stored: { response_status: number | null; response_headers: string | null; response_body: string | null }) {
@@ -75,7 +76,7 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
     await idempotencyRepository.release(db, write.apiKeyId, write.key);
   }
 
-  return {
+  const layer = {
     async preHandler(request: FastifyRequest, reply: FastifyReply) {
       const header = request.headers['idempotency-key'];
       if (request.method !== 'POST' || !request.principal || header === undefined) return;
@@ -160,9 +161,19 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       await release(write);
     },
 
+    /** Fastify onRoute hook: POST routes get the layer's preHandler, onSend and onResponse hooks. */
+    attachToPosts(route: RouteOptions): void {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (!methods.includes('POST')) return;
+      route.preHandler = [...asList(route.preHandler), layer.preHandler];
+      route.onSend = [...asList(route.onSend), layer.onSend];
+      route.onResponse = [...asList(route.onResponse), layer.onResponse];
+    },
+
     /** Deletes expired records (the window itself is enforced on read). */
     async sweep(): Promise<number> {
       return idempotencyRepository.sweep(db, clock.now().toISOString());
     },
   };
+  return layer;
 }

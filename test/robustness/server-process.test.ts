@@ -163,13 +163,13 @@ describe('the server process', () => {
     await call('GET', '/api/v1/chatbots', authorized({ 'request-id': 'log-check-ok' }));
     await call('POST', '/api/v1/leads', authorized({ 'request-id': 'log-check-400', 'content-type': 'application/json' }), '{"name":');
     await call('GET', '/api/v1/chatbots', { authorization: `Bearer ${wrongKey}`, 'request-id': 'log-check-401' });
-    await logged((line) => line.request_id === 'log-check-401' && line.res !== undefined);
+    await logged((line) => line.request_id === 'log-check-401' && line.status === 401);
 
     const lines = logLines();
     for (const id of ['my-trace-123', 'log-check-ok', 'log-check-400', 'log-check-401']) {
       expect(lines.some((line) => line.request_id === id), id).toBe(true);
     }
-    for (const line of lines.filter((l) => l.req !== undefined || l.res !== undefined)) expect(line.request_id).toEqual(expect.any(String));
+    for (const line of lines.filter((l) => l.msg === 'request completed')) expect(line.request_id).toEqual(expect.any(String));
     for (const output of [stdout, stderr]) {
       expect(output).not.toContain(key);
       expect(output).not.toContain(key.slice(4)); // the secret body without its prefix
