@@ -1,0 +1,31 @@
+import type { Selectable } from 'kysely';
+import type { ChatbotsTable, MessagesTable } from '../../db/schema.js';
+
+/** What an agent's answer is produced from. */
+export interface ReplyInput {
+  workspaceId: string;
+  /** The agent as stored (instructions, knowledge JSON, model, temperature, lead_capture JSON, …). */
+  chatbot: Selectable<ChatbotsTable>;
+  /** The recent transcript, oldest first, ending with the visitor's message being answered. */
+  transcript: Array<Selectable<MessagesTable>>;
+  /** Called with each piece of text as it is generated (for server-sent events). */
+  onDelta?: (text: string) => void;
+  /** Aborts generation (the visitor went away, the server is shutting down). */
+  signal?: AbortSignal;
+}
+
+/** The answer: its full text, and whether it is the polite fallback given when the provider failed. */
+export interface ReplyOutput {
+  content: string;
+  fallback: boolean;
+  /** Which provider and model produced it (for logs), e.g. `builtin`, `openai:gpt-4o-mini`. */
+  source: string;
+}
+
+/**
+ * Produces an agent's answer. It never throws for a provider failure or timeout: it logs the cause and
+ * returns the fallback answer, so a visitor always gets a reply and their message is never lost.
+ */
+export interface ReplyEngine {
+  reply(input: ReplyInput): Promise<ReplyOutput>;
+}
