@@ -245,7 +245,7 @@ export function sqliteDialect(connections: SqliteConnections): Dialect {
   };
 }
 
-/** Remembers which connections stand behind a Kysely instance (for `sqliteReaderOf`). */
+/** Remembers which connections stand behind a Kysely instance (for `sqliteConnectionsOf`). */
 export function registerSqlite(db: object, connections: SqliteConnections): void {
   byDatabase.set(db, connections);
 }

@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, migrateToLatest, type DatabaseHandle } from '../../src/db/database.js';
+import type { Database } from '../../src/db/schema.js';
+import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { backend } from '../helpers/database.js';
+
+// The embedded database's own driver (src/db/sqlite.ts): a writer for transactions and writes, a
+// query-only reader for the rest, and per-table write versions that let caches of rows stay correct.
+// These are properties of the SQLite driver, so they run on a SQLite file whatever the suite's backend.
+
+describe('SQLite connections: writer, reader and write versions', () => {
+  let dir: string;
+  let file: string;
+  let handle: DatabaseHandle;
+  let db: Kysely<Database>;
+  let connections: SqliteConnections;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-connections-'));
+    file = path.join(dir, 'test.db');
+    handle = openDatabase({ kind: 'sqlite', path: file });
+    db = handle.db;
+    connections = sqliteConnectionsOf(db)!;
+    await migrateToLatest(db);
+  });
+
+  afterAll(async () => {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const workspace = (id: string) => ({ id, name: id, created_at: new Date().toISOString() });
+
+  it('a read outside a transaction neither waits for an open transaction nor sees its writes', async () => {
+    let insideDone!: () => void;
+    const inside = new Promise<void>((resolve) => (insideDone = resolve));
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const transaction = db.transaction().execute(async (trx) => {
+      await trx.insertInto('workspaces').values(workspace('ws_uncommitted')).execute();
+      insideDone();
+      await held; // the transaction stays open (holding the writer) until the reads below are done
+    });
+    await inside;
+    const during = await db.selectFrom('workspaces').select('id').where('id', '=', 'ws_uncommitted').execute();
+    expect(during).toEqual([]);
+    finish();
+    await transaction;
+    const after = await db.selectFrom('workspaces').select('id').where('id', '=', 'ws_uncommitted').execute();
+    expect(after).toEqual([{ id: 'ws_uncommitted' }]);
+  });
+
+  it('the reader refuses writes (query_only)', () => {
+    expect(() => connections.reader!.raw.prepare("insert into workspaces (id, name, created_at) values ('x', 'x', 'x')").run()).toThrow(/readonly|query_only|attempt to write/i);
+  });
+
+  it("a write bumps its table's version and no other table's, at the statement and again at commit", async () => {
+    const keys = connections.writeVersion('api_keys');
+    const workspaces = connections.writeVersion('workspaces');
+    await db.insertInto('workspaces').values(workspace('ws_version')).execute();
+    expect(connections.writeVersion('workspaces')).toBeGreaterThan(workspaces);
+    expect(connections.writeVersion('api_keys')).toBe(keys);
+
+    const beforeTransaction = connections.writeVersion('workspaces');
+    let seenInside = 0;
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('workspaces').set({ name: 'renamed' }).where('id', '=', 'ws_version').execute();
+      seenInside = connections.writeVersion('workspaces');
+    });
+    expect(seenInside).toBeGreaterThan(beforeTransaction);
+    expect(connections.writeVersion('workspaces')).toBeGreaterThan(seenInside);
+    expect(connections.writeVersion('api_keys')).toBe(keys);
+  });
+
+  it('raw SQL and commits by another process change every version', async () => {
+    const before = connections.writeVersion('api_keys');
+    await sql`update workspaces set name = 'raw' where id = 'ws_version'`.execute(db);
+    const afterRaw = connections.writeVersion('api_keys');
+    expect(afterRaw).toBeGreaterThan(before);
+
+    const other = new SQLite(file);
+    try {
+      other.prepare("update workspaces set name = 'other process' where id = 'ws_version'").run();
+    } finally {
+      other.close();
+    }
+    expect(connections.writeVersion('api_keys')).toBeGreaterThan(afterRaw);
+    const row = await db.selectFrom('workspaces').select('name').where('id', '=', 'ws_version').executeTakeFirstOrThrow();
+    expect(row.name).toBe('other process');
+  });
+
+  it('a failed COMMIT rolls back and frees the writer for the next transaction', async () => {
+    const attempt = db.transaction().execute(async (trx) => {
+      // Deferred foreign keys are checked at COMMIT: the commit itself fails.
+      await sql`pragma defer_foreign_keys = on`.execute(trx);
+      await trx
+        .insertInto('api_keys')
+        .values({
+          id: 'key_orphan', workspace_id: 'ws_missing', name: 'orphan', display_prefix: 'x', secret_hash: 'orphan-hash',
+          scopes: '[]', created_by: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, last_used_at: null,
+        })
+        .execute();
+    });
+    await expect(attempt).rejects.toThrow(/FOREIGN KEY/i);
+    expect(connections.writer.raw.inTransaction).toBe(false);
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('workspaces').values(workspace('ws_after_failed_commit')).execute();
+    });
+    const orphan = await db.selectFrom('api_keys').select('id').where('id', '=', 'key_orphan').execute();
+    expect(orphan).toEqual([]);
+    const next = await db.selectFrom('workspaces').select('id').where('id', '=', 'ws_after_failed_commit').execute();
+    expect(next).toHaveLength(1);
+  });
+});
+
+describe('API key lookups stay correct while cached', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a key revoked by another process (the CLI, another connection) is refused on the next request', async () => {
+    const tenant = await t.tenant();
+    expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
+    expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
+
+    const revokedAt = new Date().toISOString();
+    if (backend === 'sqlite') {
+      const other = new SQLite(t.databaseEnv.DATABASE_URL!.replace(/^sqlite:/, ''));
+      try {
+        other.prepare('update api_keys set revoked_at = ? where id = ?').run(revokedAt, tenant.keyId);
+      } finally {
+        other.close();
+      }
+    } else {
+      await sql`update api_keys set revoked_at = ${revokedAt} where id = ${tenant.keyId}`.execute(t.app.database.db);
+    }
+    const refused = await tenant.request('GET', '/api/v1/chatbots');
+    expect(refused.statusCode).toBe(401);
+  });
+});
