@@ -72,6 +72,18 @@ describe('builtin provider', () => {
     expect((await builtin().engine.reply(input)).content).toBe("I'm sorry, I don't know the answer to that.");
   });
 
+  it('keeps the answer when the stream listener fails (a visitor closed the page)', async () => {
+    const { input } = await conversationWith(t, tenant, { knowledge: [HOURS] }, [['user', 'What are your opening hours?']]);
+    const output = await builtin().engine.reply({
+      ...input,
+      onDelta: () => {
+        throw new Error('connection closed');
+      },
+    });
+    expect(output).toMatchObject({ fallback: false, source: 'builtin' });
+    expect(output.content).toContain(HOURS.content);
+  });
+
   it('splits an answer into pieces that join back to it', () => {
     for (const text of ['', 'one', 'Here is what I found: we are open Monday to Friday.', 'x'.repeat(50), ' lead and trail ']) {
       const pieces = chunksOf(text, 4);
