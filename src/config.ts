@@ -34,6 +34,33 @@ export interface Config {
   rateLimit: { keyPerMinute: number; workspacePerMinute: number };
   /** Redis for state shared by instances (rate-limit budgets); null keeps it in process. */
   redis: { url: string; onFailure: 'local' | 'open' | 'closed' } | null;
+  /** How agents answer: the model provider and what goes into a prompt. */
+  llm: LlmConfig;
+}
+
+/** The model providers an agent can answer through. */
+export const LLM_PROVIDERS = ['builtin', 'openai', 'anthropic'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
+/** The model provider configuration. API keys live here only; they are never logged. */
+export interface LlmConfig {
+  provider: LlmProvider;
+  /** Model used when the agent names none (`builtin` for the built-in provider). */
+  model: string;
+  /** Any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio …). */
+  openai: { baseUrl: string; apiKey: string | null };
+  /** Anthropic's Messages API; baseUrl null uses Anthropic's own. */
+  anthropic: { baseUrl: string | null; apiKey: string | null };
+  /** Longest a whole reply may take (first byte to last) before the visitor gets the fallback answer. */
+  timeoutMs: number;
+  /** Retries of a failed provider call (5xx, 429, connection errors), within the same timeout. */
+  maxRetries: number;
+  /** Longest answer asked of the model, in tokens. */
+  maxOutputTokens: number;
+  /** How many of the latest transcript messages go into a prompt. */
+  historyMessages: number;
+  /** How many knowledge entries go into a prompt (the best matches when the agent has more). */
+  knowledgeEntries: number;
 }
 
 /** Raised for a configuration value that cannot be used; the message names the variable. */
@@ -110,6 +137,48 @@ function redisConfig(env: NodeJS.ProcessEnv): Config['redis'] {
   return { url, onFailure };
 }
 
+const DEFAULT_MODELS: Record<LlmProvider, string> = { builtin: 'builtin', openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
+
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+function llmConfig(env: NodeJS.ProcessEnv): LlmConfig {
+  const provider = (env.LLM_PROVIDER?.trim().toLowerCase() || 'builtin') as LlmProvider;
+  if (!LLM_PROVIDERS.includes(provider)) {
+    throw new ConfigError(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(', ')}, got "${env.LLM_PROVIDER}"`);
+  }
+  const openai = { baseUrl: httpUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1', apiKey: env.OPENAI_API_KEY?.trim() || null };
+  const anthropic = { baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL'), apiKey: env.ANTHROPIC_API_KEY?.trim() || null };
+  // OpenAI itself needs a key; a local OpenAI-compatible server (Ollama, llama.cpp …) usually does not.
+  if (provider === 'openai' && openai.apiKey === null && new URL(openai.baseUrl).hostname === 'api.openai.com') {
+    throw new ConfigError('OPENAI_API_KEY is required with LLM_PROVIDER=openai and the default OPENAI_BASE_URL (https://api.openai.com/v1)');
+  }
+  if (provider === 'anthropic' && anthropic.apiKey === null) {
+    throw new ConfigError('ANTHROPIC_API_KEY is required with LLM_PROVIDER=anthropic');
+  }
+  return {
+    provider,
+    model: env.LLM_MODEL?.trim() || DEFAULT_MODELS[provider],
+    openai,
+    anthropic,
+    timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxRetries: integer(env, 'LLM_MAX_RETRIES', 1, 0, 5),
+    maxOutputTokens: integer(env, 'LLM_MAX_OUTPUT_TOKENS', 1024, 16, 32_768),
+    historyMessages: integer(env, 'LLM_HISTORY_MESSAGES', 20, 1, 200),
+    knowledgeEntries: integer(env, 'LLM_KNOWLEDGE_ENTRIES', 5, 0, 50),
+  };
+}
+
 /** Reads the configuration from the environment. The only place in the code that reads `process.env`. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -134,5 +203,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workspacePerMinute: integer(env, 'RATE_LIMIT_WORKSPACE_PER_MINUTE', 1800, 1, 1_000_000_000),
     },
     redis: redisConfig(env),
+    llm: llmConfig(env),
   };
 }

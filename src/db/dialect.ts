@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type AliasedRawBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
 import type { Db } from './schema.js';
 
 // Every difference between SQLite and PostgreSQL that the code has to know about lives in this file.
@@ -47,4 +47,53 @@ export function isUnavailableError(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message));
+}
+
+/**
+ * Adds an integer primary key `id` that the database numbers itself: SQLite's rowid alias (stable across
+ * VACUUM, which an FTS5 index keyed by rowid needs), a PostgreSQL identity column.
+ */
+export function withSerialId(db: Kysely<any>, table: CreateTableBuilder<string>): CreateTableBuilder<string, 'id'> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
+  return isPostgres(db)
+    ? table.addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+    : table.addColumn('id', 'integer', (c) => c.primaryKey());
+}
+
+/**
+ * Makes the `title` and `content` of `table` (which has a serial `id`) searchable by `fullTextHits`.
+ * SQLite: an external-content FTS5 table `<table>_fts` (Porter stemming over unicode61 without diacritics),
+ * kept in step with the table by triggers. PostgreSQL: a stored `search` tsvector (the `english` config,
+ * so both backends stem English alike; the title weighs more than the content) with a GIN index.
+ */
+export async function addFullTextIndex(db: Kysely<any>, table: string): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
+  if (isPostgres(db)) {
+    await sql`alter table ${sql.table(table)} add column search tsvector generated always as (
+      setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', content), 'B')) stored`.execute(db);
+    await sql`create index ${sql.raw(`${table}_search`)} on ${sql.table(table)} using gin (search)`.execute(db);
+    return;
+  }
+  const fts = `${table}_fts`;
+  await sql`create virtual table ${sql.raw(fts)} using fts5(title, content, content=${sql.lit(table)}, content_rowid='id',
+    tokenize = 'porter unicode61 remove_diacritics 2')`.execute(db);
+  const remove = `insert into ${fts} (${fts}, rowid, title, content) values ('delete', old.id, old.title, old.content);`;
+  const add = `insert into ${fts} (rowid, title, content) values (new.id, new.title, new.content);`;
+  await sql`create trigger ${sql.raw(`${table}_fts_insert`)} after insert on ${sql.table(table)} begin ${sql.raw(add)} end`.execute(db);
+  await sql`create trigger ${sql.raw(`${table}_fts_delete`)} after delete on ${sql.table(table)} begin ${sql.raw(remove)} end`.execute(db);
+  await sql`create trigger ${sql.raw(`${table}_fts_update`)} after update on ${sql.table(table)} begin ${sql.raw(remove)} ${sql.raw(add)} end`.execute(db);
+}
+
+/**
+ * The rows of a table indexed by `addFullTextIndex` that contain any of `words`, as a join source
+ * `hits(id, rank)` where a lower rank is a better match (SQLite's bm25, PostgreSQL's negated ts_rank).
+ * `words` must be plain words (letters, digits): each is quoted (FTS5) or passed as a parameter
+ * (PostgreSQL), so no text can reach either query language as syntax.
+ */
+export function fullTextHits(db: Db, table: 'knowledge_entries', words: readonly string[]): AliasedRawBuilder<{ id: number; rank: number }, 'hits'> {
+  if (isPostgres(db)) {
+    const query = sql.join(words.map((word) => sql`plainto_tsquery('english', ${word})`), sql` || `);
+    return sql<{ id: number; rank: number }>`(select id, -ts_rank(search, ${query}) as rank from ${sql.table(table)} where search @@ (${query}))`.as('hits');
+  }
+  const fts = sql.raw(`${table}_fts`);
+  const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ');
+  return sql<{ id: number; rank: number }>`(select rowid as id, bm25(${fts}, 2.0, 1.0) as rank from ${fts} where ${fts} match ${match})`.as('hits');
 }

@@ -150,6 +150,20 @@ export interface DailyStatsTable {
   leads: Generated<number>;
 }
 
+/**
+ * One knowledge entry of an AI Agent, copied from its `knowledge` JSON (the source of truth) so the
+ * database's full-text search can rank entries (see dialect.ts `addFullTextIndex`).
+ */
+export interface KnowledgeEntriesTable {
+  id: Generated<number>;
+  workspace_id: string;
+  chatbot_id: string;
+  /** Index of the entry in the agent's `knowledge` list. */
+  position: number;
+  title: string;
+  content: string;
+}
+
 /** Every table of the service. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -161,6 +175,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   daily_stats: DailyStatsTable;
+  knowledge_entries: KnowledgeEntriesTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

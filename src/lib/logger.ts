@@ -17,6 +17,9 @@ export const REDACTED_PATHS = [
   'password',
   'body.secret',
   'body.password',
+  'apiKey',
+  'llm.openai.apiKey',
+  'llm.anthropic.apiKey',
 ];
 
 /** The service's pino logger: JSON lines with request ids; credentials redacted. */

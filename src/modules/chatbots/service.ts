@@ -13,6 +13,7 @@ import { chatbotRepository, type ChatbotRow } from './repository.js';
 import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilters, UpdateChatbotInput } from './schema.js';
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import { knowledgeRepository } from '../knowledge/repository.js';
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -63,6 +64,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
       const result = versioned(row);
       await inTransaction(db, ctx, async (trx) => {
         await chatbotRepository.insert(trx, row);
+        if (result.chatbot.knowledge.length > 0) await knowledgeRepository.replace(trx, row.workspace_id, row.id, result.chatbot.knowledge);
         await audit.record(trx, ctx, { action: 'chatbot.created', target: { type: 'chatbot', id: row.id }, changes: diffChanges(null, result.chatbot, AUDITED) });
       });
       return result;
@@ -116,6 +118,8 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         next.updated_at = nextUpdatedAt(current.updated_at, now);
         const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof ChatbotRow]]));
         await chatbotRepository.update(trx, ctx.actor.workspaceId, id, changes);
+        // The search index follows the knowledge in the same transaction, so a reply never sees a stale one.
+        if (changed.includes('knowledge')) await knowledgeRepository.replace(trx, ctx.actor.workspaceId, id, input.knowledge ?? []);
         const result = versioned(next);
         await audit.record(trx, ctx, {
           action: 'chatbot.updated',

@@ -12,6 +12,11 @@ export interface ReplyInput {
   onDelta?: (text: string) => void;
   /** Aborts generation (the visitor went away, the server is shutting down). */
   signal?: AbortSignal;
+  /**
+   * Called when the text streamed so far is withdrawn (the provider failed mid-answer): the fallback is
+   * streamed next. The deltas since the last reset always add up to the final `content`.
+   */
+  onReset?: () => void;
 }
 
 /** The answer: its full text, and whether it is the polite fallback given when the provider failed. */
@@ -20,6 +25,8 @@ export interface ReplyOutput {
   fallback: boolean;
   /** Which provider and model produced it (for logs), e.g. `builtin`, `openai:gpt-4o-mini`. */
   source: string;
+  /** Why the fallback was given: the provider failed or answered nothing, timed out, or `signal` aborted. */
+  failure?: 'error' | 'timeout' | 'aborted';
 }
 
 /**

@@ -1,0 +1,40 @@
+import type { Selectable } from 'kysely';
+import type { ChatbotsTable } from '../../db/schema.js';
+import { parseJson } from '../../lib/json.js';
+
+/** An agent's lead capture settings as stored (JSON text). */
+interface LeadCapture {
+  enabled: boolean;
+  fields: string[];
+  prompt: string | null;
+}
+
+const FIELD_NAMES: Record<string, string> = { name: 'name', email: 'email address', phone: 'phone number', company: 'company' };
+
+/** The agent's lead capture settings; off when absent or corrupt. */
+export function leadCaptureOf(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_capture'>): LeadCapture {
+  const stored = parseJson<Partial<LeadCapture>>(chatbot.lead_capture, {});
+  return {
+    enabled: stored.enabled === true,
+    fields: Array.isArray(stored.fields) ? stored.fields.filter((field) => typeof field === 'string') : [],
+    prompt: typeof stored.prompt === 'string' && stored.prompt.trim() !== '' ? stored.prompt.trim() : null,
+  };
+}
+
+/** "name, phone number and email address" for the fields an agent asks for (email when none are set). */
+export function contactFieldsText(fields: readonly string[]): string {
+  const names = (fields.length > 0 ? fields : ['email']).map((field) => FIELD_NAMES[field] ?? field);
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** The sentence asking a visitor for contact details: the agent's own prompt, or one built from its fields. */
+export function contactRequest(leadCapture: LeadCapture): string {
+  return leadCapture.prompt ?? `If you leave your ${contactFieldsText(leadCapture.fields)}, someone from our team will get back to you.`;
+}
+
+/** The polite answer given when the provider failed, timed out or said nothing. */
+export function fallbackAnswer(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_capture'>): string {
+  const leadCapture = leadCaptureOf(chatbot);
+  const apology = "I'm sorry, I can't answer right now. Please try again in a moment.";
+  return leadCapture.enabled ? `${apology} ${contactRequest(leadCapture)}` : apology;
+}

@@ -1,0 +1,58 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Db } from '../../db/schema.js';
+import { knowledgeRepository } from '../knowledge/repository.js';
+import { isGreeting } from '../knowledge/terms.js';
+import { contactRequest, leadCaptureOf } from './answers.js';
+import type { ReplyInput } from './engine.js';
+import { GenerationAborted, type ReplyProvider } from './provider.js';
+
+/** About how many pieces an answer is streamed in, so the widget shows it arriving like a model's. */
+const CHUNKS = 4;
+
+/** The answer the built-in provider gives to the visitor's latest message. */
+export async function builtinAnswer(db: Db, input: ReplyInput): Promise<string> {
+  const question = input.transcript.findLast((message) => message.role === 'user')?.content ?? '';
+  if (isGreeting(question)) return 'Hello! What would you like to know?';
+  // Only the best entry: a second one is as likely to confuse as to help, without a model to merge them.
+  const [best] = await knowledgeRepository.search(db, input.workspaceId, input.chatbot.id, question, 1);
+  if (best) return `Here is what I found:\n\n${best.title}\n${best.content}`;
+  const leadCapture = leadCaptureOf(input.chatbot);
+  const decline = "I'm sorry, I don't know the answer to that.";
+  return leadCapture.enabled ? `${decline} ${contactRequest(leadCapture)}` : decline;
+}
+
+/** Splits text into about `count` pieces at spaces (the pieces join back to the text). */
+export function chunksOf(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / count));
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + size);
+    if (end < text.length) {
+      const space = text.indexOf(' ', end);
+      end = space === -1 ? text.length : space + 1;
+    }
+    chunks.push(text.slice(start, end));
+    start = end;
+  }
+  return chunks;
+}
+
+/**
+ * Answers without any network: the agent's best-matching knowledge entry by the database's full-text
+ * search, else "I don't know" (asking for contact details when lead capture is on).
+ */
+export function builtinProvider(db: Db): ReplyProvider {
+  return {
+    source: () => 'builtin',
+    async generate(request) {
+      const answer = await builtinAnswer(db, request.input);
+      for (const chunk of chunksOf(answer, CHUNKS)) {
+        if (request.signal.aborted) throw new GenerationAborted('the answer was aborted');
+        request.emit(chunk);
+        await nextTurn();
+      }
+      return answer;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { ModelMessage } from 'ai';
+import type { LlmConfig } from '../../config.js';
+import type { Db } from '../../db/schema.js';
+import { parseJson } from '../../lib/json.js';
+import { knowledgeRepository, type KnowledgeEntry } from '../knowledge/repository.js';
+import { contactFieldsText, leadCaptureOf } from './answers.js';
+import type { ReplyInput } from './engine.js';
+
+/** What a model is asked: the system message and the conversation so far. */
+export interface ReplyPrompt {
+  system: string;
+  messages: ModelMessage[];
+}
+
+/** How many of the latest visitor messages the knowledge search looks at (follow-ups lean on earlier ones). */
+const SEARCHED_VISITOR_MESSAGES = 3;
+
+/**
+ * The knowledge that goes into a prompt: every entry when the agent has no more than the configured
+ * number, else the best full-text matches for the visitor's latest messages.
+ */
+export async function relevantKnowledge(db: Db, llm: LlmConfig, input: ReplyInput): Promise<KnowledgeEntry[]> {
+  const all = parseJson<KnowledgeEntry[]>(input.chatbot.knowledge, []);
+  if (all.length <= llm.knowledgeEntries) return all;
+  const question = input.transcript
+    .filter((message) => message.role === 'user')
+    .slice(-SEARCHED_VISITOR_MESSAGES)
+    .map((message) => message.content)
+    .join('\n');
+  return knowledgeRepository.search(db, input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries);
+}
+
+/** The system message: the agent's instructions first, then how to use the knowledge, then the knowledge. */
+export function systemMessage(input: Pick<ReplyInput, 'chatbot'>, knowledge: readonly KnowledgeEntry[]): string {
+  const parts = [input.chatbot.instructions.trim() || 'You are a helpful assistant on a business website.'];
+  const rules = ["Answer the visitor's questions from the knowledge below. When it does not contain the answer, say that you do not know instead of guessing."];
+  const leadCapture = leadCaptureOf(input.chatbot);
+  if (leadCapture.enabled) {
+    rules.push(`When you cannot help, or the visitor wants to be contacted, ask for their ${contactFieldsText(leadCapture.fields)}.`);
+    if (leadCapture.prompt) rules.push(`To ask for contact details, say: ${leadCapture.prompt}`);
+  }
+  parts.push(rules.join(' '));
+  if (knowledge.length > 0) {
+    parts.push(['Knowledge:', ...knowledge.map((entry) => `## ${entry.title}\n${entry.content}`)].join('\n\n'));
+  } else {
+    parts.push('Knowledge: none is relevant to this conversation.');
+  }
+  return parts.join('\n\n');
+}
+
+/**
+ * The latest messages as model turns. A human operator speaks for the business, so their messages are
+ * assistant turns too: the model continues the conversation as it stands.
+ */
+export function transcriptMessages(input: Pick<ReplyInput, 'transcript'>, limit: number): ModelMessage[] {
+  return input.transcript
+    .slice(-limit)
+    .filter((message) => message.content.trim() !== '')
+    .map((message) => (message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content }));
+}
+
+/** Builds the prompt of a reply: instructions and relevant knowledge as the system message, then the transcript. */
+export async function buildPrompt(db: Db, llm: LlmConfig, input: ReplyInput): Promise<ReplyPrompt> {
+  return { system: systemMessage(input, await relevantKnowledge(db, llm, input)), messages: transcriptMessages(input, llm.historyMessages) };
+}
