@@ -13,6 +13,7 @@ export const ID_PREFIXES = {
   visitor: 'vis',
   auditEvent: 'evt',
   request: 'req',
+  replyJob: 'rjob',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
