@@ -23,7 +23,8 @@
   const pageMode = script.getAttribute('data-mode') === 'page';
   const storageKey = 'chat-agent:' + chatbotId;
   const LEAD_FIELDS = { name: ['Name', 'text', 'name'], email: ['Email', 'email', 'email'], phone: ['Phone', 'tel', 'tel'] };
-  const DETAILS_ASKED = /contact details|e-?mail|phone number|get back to you|reach you/i;
+  // An answer asking for contact details (e.g. the agent declining a question) opens the lead form.
+  const DETAILS_ASKED = /contact details|e-?mail address|phone number|reach you/i;
 
   const CSS = `
 :host{all:initial}
@@ -35,7 +36,8 @@ button,input,textarea{font:inherit;color:inherit}
   transition:transform .15s ease}
 .launcher:hover{transform:scale(1.06)}
 .launcher svg{width:28px;height:28px;fill:currentColor}
-:focus-visible{outline:3px solid #f5b400;outline-offset:2px}
+:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+.launcher:focus-visible,header :focus-visible{outline-color:#f5b400}
 .panel{position:fixed;right:20px;bottom:88px;z-index:2147483001;width:370px;height:min(580px,calc(100vh - 110px));display:flex;flex-direction:column;
   background:#fff;border-radius:16px;box-shadow:0 12px 40px rgba(20,30,60,.3);overflow:hidden;animation:rise .18s ease-out}
 .panel[hidden]{display:none}
@@ -44,7 +46,8 @@ header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(
 h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .close{border:0;background:transparent;color:inherit;font-size:24px;line-height:1;width:32px;height:32px;border-radius:8px;cursor:pointer}
 .close:hover{background:rgba(255,255,255,.18)}
-.transcript{flex:1;overflow-y:auto;padding:14px;display:flex;flex-direction:column;gap:8px;background:#f6f7fb}
+.scroll{flex:1;overflow-y:auto;background:#f6f7fb;display:flex;flex-direction:column;padding-bottom:8px}
+.transcript{padding:14px 14px 0;display:flex;flex-direction:column;gap:8px}
 .msg{max-width:85%;padding:8px 12px;border-radius:14px;white-space:pre-wrap;overflow-wrap:anywhere}
 .msg-user{align-self:flex-end;background:var(--accent);color:var(--accent-ink);border-bottom-right-radius:4px}
 .msg-assistant,.msg-operator{align-self:flex-start;background:#fff;border:1px solid #e1e4ec;border-bottom-left-radius:4px}
@@ -66,12 +69,13 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 .lead .row{display:flex;gap:8px;justify-content:flex-end}
 .lead button[type=submit]{background:var(--accent);color:var(--accent-ink);border-color:var(--accent)}
 .lead .error{color:#a3261b;font-size:13px;margin:0}
-.composer{display:flex;gap:8px;padding:10px 14px 14px;border-top:1px solid #eceef3;margin-top:8px}
+.composer{display:flex;gap:8px;padding:10px 14px 14px;border-top:1px solid #eceef3}
 .composer textarea{flex:1;resize:none;min-height:40px;max-height:120px;border:1px solid #c8cdd9;border-radius:10px;padding:8px 10px}
 .composer button{border:0;border-radius:10px;padding:0 16px;background:var(--accent);color:var(--accent-ink);cursor:pointer;font-weight:600}
 .composer button:disabled{opacity:.55;cursor:default}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.page .panel{inset:0;width:auto;height:auto;max-width:760px;margin:0 auto;border-radius:0;box-shadow:none;animation:none}
+.page{position:fixed;inset:0;background:#e9ecf3}
+.page .panel{inset:0;width:auto;height:auto;max-width:760px;margin:0 auto;border-radius:0;box-shadow:0 0 30px rgba(20,30,60,.12);animation:none}
 @media (max-width:480px){.panel{inset:0;width:auto;height:auto;border-radius:0}.open .launcher{display:none}}
 @media (prefers-reduced-motion:reduce){*,*::before,*::after{animation:none!important;transition:none!important}}
 `;
@@ -105,14 +109,15 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     (children || []).forEach((child) => node.appendChild(child));
     return node;
   }
-  function bubbleIcon() {
-    const ns = 'http://www.w3.org/2000/svg';
-    const svg = document.createElementNS(ns, 'svg');
+  const ICON_CHAT = 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z';
+  const ICON_CLOSE = 'M5.4 8.6 12 15.2l6.6-6.6L20 10l-8 8-8-8z';
+  const iconPath = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  iconPath.setAttribute('d', ICON_CHAT);
+  function launcherIcon() {
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
     svg.setAttribute('viewBox', '0 0 24 24');
     svg.setAttribute('aria-hidden', 'true');
-    const path = document.createElementNS(ns, 'path');
-    path.setAttribute('d', 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z');
-    svg.appendChild(path);
+    svg.appendChild(iconPath);
     return svg;
   }
 
@@ -141,20 +146,19 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   const composer = el('form', { class: 'composer' }, [el('label', { for: 'chat-input', class: 'sr-only', text: 'Message' }), input, sendButton]);
   const panel = el('section', { class: 'panel', id: 'chat-panel', role: 'dialog', 'aria-labelledby': 'chat-title', hidden: '' }, [
     el('header', {}, pageMode ? [title] : [title, closeButton]),
-    transcript,
+    el('div', { class: 'scroll' }, [transcript, offerButton, leadForm]),
     status,
-    offerButton,
-    leadForm,
     composer,
   ]);
-  const launcher = el('button', { type: 'button', class: 'launcher', 'aria-label': 'Open chat', 'aria-expanded': 'false', 'aria-controls': 'chat-panel' }, [bubbleIcon()]);
+  const launcher = el('button', { type: 'button', class: 'launcher', 'aria-label': 'Open chat', 'aria-expanded': 'false', 'aria-controls': 'chat-panel' }, [launcherIcon()]);
   const root = el('div', { class: pageMode ? 'root page' : 'root' }, pageMode ? [panel] : [launcher, panel]);
   shadow.appendChild(root);
 
   const state = { session: null, ready: null, busy: false, watch: 0 };
 
   function scrollToEnd() {
-    transcript.scrollTop = transcript.scrollHeight;
+    const scroller = transcript.parentNode;
+    scroller.scrollTop = scroller.scrollHeight;
   }
   function addMessage(role, text, id) {
     const node = el('div', { class: 'msg msg-' + role, text: text });
@@ -498,6 +502,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     root.classList.add('open');
     launcher.setAttribute('aria-expanded', 'true');
     launcher.setAttribute('aria-label', 'Close chat');
+    iconPath.setAttribute('d', ICON_CLOSE);
     input.focus();
     ensureConnected().then(() => input.focus(), () => undefined);
   }
@@ -506,6 +511,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     root.classList.remove('open');
     launcher.setAttribute('aria-expanded', 'false');
     launcher.setAttribute('aria-label', 'Open chat');
+    iconPath.setAttribute('d', ICON_CHAT);
     launcher.focus();
   }
 

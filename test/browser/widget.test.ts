@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { makeChatbot } from '../helpers/factories.js';
 
@@ -38,7 +39,9 @@ describe.runIf(haveChromium)('the chat widget in a browser', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    t = await createTestApp();
+    // The background worker polls rarely here, so the request that sends a message always answers it
+    // itself and streams it (the worker would answer without deltas).
+    t = await createTestApp({ runtime: { ...loadConfig({}).runtime, pollIntervalMs: 60_000 } });
     tenant = await t.tenant();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -138,7 +141,7 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     // The host page's `button { background: lime }` does not reach into the shadow root.
     expect(await style(page, '.launcher', 'backgroundColor')).not.toBe('rgb(0, 255, 0)');
     expect(await style(page, '.launcher', 'backgroundColor')).toBe('rgb(47, 91, 211)');
-    await page.screenshot({ path: path.join(SCREENSHOTS, '1-closed-bubble.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, '1-closed-bubble.png'), animations: 'disabled' });
 
     await launcher.click();
     const dialog = page.getByRole('dialog', { name: 'Harbour Bakery' });
@@ -154,7 +157,7 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     const pieces = await deltas(page);
     expect(pieces.length).toBeGreaterThan(0);
     expect(pieces.join('')).toBe(answer);
-    await page.screenshot({ path: path.join(SCREENSHOTS, '2-open-panel-with-answer.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, '2-open-panel-with-answer.png'), animations: 'disabled' });
 
     // Contact details: the form may already be offered after the answer; otherwise the visitor asks for it.
     const name = dialog.getByLabel('Name');
@@ -163,7 +166,7 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     const email = `ada+${Date.now()}@example.com`;
     await dialog.getByLabel('Email').fill(email);
     await dialog.getByLabel('Phone').fill('+44 20 7946 0958');
-    await page.screenshot({ path: path.join(SCREENSHOTS, '3-lead-form.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, '3-lead-form.png'), animations: 'disabled' });
     await dialog.getByRole('button', { name: 'Send details' }).click();
     await dialog.getByText("Thank you! We've got your details").waitFor();
     expect(await dialog.getByRole('button', { name: 'Leave your contact details' }).isVisible()).toBe(false);
@@ -182,7 +185,7 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     const restored = await bubbles(page);
     expect(restored).toEqual(shown);
     expect(await dialog.getByRole('button', { name: 'Leave your contact details' }).isVisible()).toBe(false);
-    await page.screenshot({ path: path.join(SCREENSHOTS, '4-after-reload.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, '4-after-reload.png'), animations: 'disabled' });
 
     // The API with a key sees the conversation, its messages and the lead.
     const conversations = await api(`/conversations?chatbot_id=${bot.id}`);
@@ -203,12 +206,13 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     await dialog.waitFor({ state: 'hidden' });
     expect(await focused(page)).toBe('Open chat');
 
-    // At phone width the open panel takes the whole screen.
+    // At phone width the open panel takes the whole screen (and without motion when the visitor asks so).
     await page.setViewportSize({ width: 375, height: 700 });
+    await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.getByRole('button', { name: 'Open chat' }).click();
     const box = await dialog.boundingBox();
     expect(box).toMatchObject({ x: 0, y: 0, width: 375, height: 700 });
-    await page.screenshot({ path: path.join(SCREENSHOTS, '5-mobile.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, '5-mobile.png'), animations: 'disabled' });
 
     expect(failures).toEqual([]);
     await page.close();
@@ -232,7 +236,7 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     expect(answer.length).toBeGreaterThan(0);
     // The widget's styles apply under the page's strict CSP (no inline styles allowed).
     expect(await style(page, '.composer button', 'borderRadius')).toBe('10px');
-    await page.screenshot({ path: path.join(SCREENSHOTS, '6-hosted-page.png') });
+    await page.screenshot({ path: path.join(SCREENSHOTS, '6-hosted-page.png'), animations: 'disabled' });
 
     // A second conversation of the agent, started by the hosted page, holds the exchange.
     const conversations = await api(`/conversations?chatbot_id=${bot.id}`);

@@ -38,6 +38,7 @@ export function chatPage(chatbot: { id: string; name: string }): HtmlPage {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex">
 <title>Chat with ${escape(chatbot.name)}</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <noscript>This chat needs JavaScript.</noscript>
