@@ -367,10 +367,12 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       if (!response.ok) {
         const problem = await problemOf(response);
         bubble.remove();
-        mine.classList.add('msg-failed');
         if (response.status === 409 || response.status === 401 || response.status === 404) {
+          mine.classList.add('msg-failed');
           showStatus(response.status === 409 ? 'This conversation has ended.' : 'This conversation is no longer available.', { label: 'Start a new conversation', run: startOver });
         } else {
+          // Not sent: the text goes back into the box, to send again.
+          mine.remove();
           showStatus(politeError(response, problem));
           if (!input.value) input.value = text;
         }

@@ -41,7 +41,11 @@ describe.runIf(haveChromium)('the chat widget in a browser', () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     // The background worker polls rarely here, so the request that sends a message always answers it
     // itself and streams it (the worker would answer without deltas).
-    t = await createTestApp({ runtime: { ...loadConfig({}).runtime, pollIntervalMs: 60_000 } });
+    // Three messages per conversation per minute: the error test reaches the limit on its fourth.
+    t = await createTestApp({
+      runtime: { ...loadConfig({}).runtime, pollIntervalMs: 60_000 },
+      widget: { ratePerIpPerMinute: 10_000, messagesPerConversationPerMinute: 3 },
+    });
     tenant = await t.tenant();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     apiUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -248,5 +252,42 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     ]);
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('shows text as text, and stays polite when the network fails or the visitor sends too fast', async () => {
+    const fresh = await browser.newContext({ viewport: { width: 1100, height: 760 } }); // a new visitor: empty storage
+    fresh.setDefaultTimeout(15_000);
+    const page = await fresh.newPage();
+    await page.goto(pageUrl);
+    await page.getByRole('button', { name: 'Open chat' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Harbour Bakery' });
+    await dialog.getByText(WELCOME).waitFor();
+
+    // Markup typed by a visitor is shown literally and never runs.
+    const markup = '<img src=x onerror="window.__xss = 1"><b>bold?</b>';
+    await ask(page, markup);
+    expect((await bubbles(page)).find((bubble) => bubble.role === 'user')?.text).toBe(markup);
+    expect(await page.evaluate(`window.__xss === undefined && ${SHADOW}.querySelector('img, b') === null`)).toBe(true);
+
+    // The network fails: the visitor is told and can retry the same message.
+    await page.route('**/widget/v1/conversations/*/messages', (route) => (route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.continue()));
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('Do you sell rye bread?');
+    await box.press('Enter');
+    await dialog.getByRole('alert').getByText("We couldn't reach the chat. Check your connection.").waitFor();
+    await page.unrouteAll();
+    await dialog.getByRole('button', { name: 'Retry' }).click();
+    await page.locator('chat-agent-widget .msg-assistant[data-message-id]').nth(1).waitFor(); // the second stored answer
+    expect((await bubbles(page)).filter((bubble) => bubble.role === 'user').map((bubble) => bubble.text)).toEqual([markup, 'Do you sell rye bread?']);
+
+    // The third message is the last of this minute's budget; the fourth is refused politely and kept.
+    await ask(page, 'And croissants?');
+    await box.fill('And baguettes?');
+    await box.press('Enter');
+    await dialog.getByRole('alert').getByText(/^You're sending messages too fast\. Please wait \d+ seconds and try again\.$/).waitFor();
+    expect(await box.inputValue()).toBe('And baguettes?');
+    expect((await bubbles(page)).filter((bubble) => bubble.role === 'user')).toHaveLength(3);
+    await page.screenshot({ path: path.join(SCREENSHOTS, '7-too-fast.png'), animations: 'disabled' });
+    await fresh.close();
   });
 });
