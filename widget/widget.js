@@ -24,7 +24,7 @@
   const storageKey = 'chat-agent:' + chatbotId;
   const LEAD_FIELDS = { name: ['Name', 'text', 'name'], email: ['Email', 'email', 'email'], phone: ['Phone', 'tel', 'tel'] };
   // An answer asking for contact details (e.g. the agent declining a question) opens the lead form.
-  const DETAILS_ASKED = /contact details|e-?mail address|phone number|reach you/i;
+  const DETAILS_ASKED = /contact details|e-?mail address|phone number|if you leave your/i;
 
   const CSS = `
 :host{all:initial}
@@ -346,7 +346,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     bubble.setAttribute('data-message-id', reply.id);
     scrollToEnd();
     const lead = state.session.chatbot && state.session.chatbot.lead_capture;
-    if (lead && lead.enabled && !state.session.lead_sent && DETAILS_ASKED.test(reply.content)) openLeadForm(false);
+    const asks = lead && ((lead.prompt && reply.content.includes(lead.prompt)) || DETAILS_ASKED.test(reply.content));
+    if (asks && lead.enabled && !state.session.lead_sent) openLeadForm(false);
   }
 
   async function send(text) {
