@@ -208,6 +208,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       return "You're sending messages too fast. Please wait " + (wait > 0 ? Math.ceil(wait) + ' seconds' : 'a moment') + ' and try again.';
     }
     if (response.status === 409 && problem.code === 'conversation_closed') return 'This conversation has ended.';
+    if (response.status === 403) return 'This chat is not available on this site.'; // origin not in allowed_origins
     if (response.status === 400) return (problem.errors && problem.errors[0] && problem.errors[0].message) || problem.detail || 'Please check what you entered.';
     return 'Sorry, something went wrong. Please try again.';
   }
@@ -227,7 +228,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     if (!response.ok) {
       const problem = await problemOf(response);
       const reason = response.status === 404 ? 'This chat is not available.' : response.status === 409 ? 'This chat is not taking conversations right now.' : politeError(response, problem);
-      throw Object.assign(new Error(reason), { final: response.status === 404 || response.status === 409 });
+      throw Object.assign(new Error(reason), { final: [403, 404, 409].includes(response.status) });
     }
     const created = await response.json();
     const session = {
