@@ -13,6 +13,16 @@ export default tseslint.config(
     },
   },
   {
+    // The widget is a plain browser script, served as written (no build step).
+    files: ['widget/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['window', 'document', 'localStorage', 'console', 'fetch', 'URL', 'TextDecoder', 'CSSStyleSheet', 'Event', 'setInterval', 'clearInterval'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['src/db/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },

@@ -13,6 +13,7 @@ import { rateLimitHook } from './http/rate-limit.js';
 import { installReplyHelpers } from './http/replies.js';
 import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
+import { widgetAssets } from './http/widget-assets.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { MemoryRateLimitStore } from './lib/rate-limit/memory-store.js';
@@ -159,6 +160,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   await registerOpenApi(app);
   registerHealth(app);
   registerDocs(app);
+  await app.register(widgetAssets(database.db));
 
   await app.register(
     async (api) => {

@@ -1,0 +1,19 @@
+import type { Db } from '../../db/schema.js';
+
+/** What the hosted chat page needs to know about an agent. */
+export interface PublicChatbot {
+  id: string;
+  name: string;
+  status: string;
+}
+
+/** SQL of the hosted chat page. */
+export const chatPageRepository = {
+  /**
+   * An agent by id alone: the page is public and its URL carries only the (unguessable, globally unique)
+   * agent id. Only the name and status are read; nothing else of the agent reaches the page.
+   */
+  async findChatbot(db: Db, id: string): Promise<PublicChatbot | undefined> {
+    return db.selectFrom('chatbots').select(['id', 'name', 'status']).where('id', '=', id).executeTakeFirst();
+  },
+};
