@@ -22,13 +22,8 @@ if (!haveChromium && process.env.CI !== 'true') {
   console.warn(`[browser test] skipped: no chromium at ${CHROMIUM} (set CHROMIUM_PATH, or apt-get install chromium)`);
 }
 
-describe.runIf(!haveChromium && process.env.CI === 'true')('browser', () => {
-  it('needs chromium in CI (.ci/run installs it)', () => {
-    expect(fs.existsSync(CHROMIUM), `no chromium at ${CHROMIUM}`).toBe(true);
-  });
-});
-
-describe.runIf(haveChromium)('the chat widget in a browser', () => {
+// Under CI a missing chromium fails the launch below: it is installed by .ci/run, never skipped there.
+describe.runIf(haveChromium || process.env.CI === 'true')('the chat widget in a browser', () => {
   let t: TestApp;
   let tenant: Tenant;
   let apiUrl: string;
