@@ -24,6 +24,7 @@ import { conversationRoutes } from './modules/conversations/routes.js';
 import { leadRoutes } from './modules/leads/routes.js';
 import { messageRoutes } from './modules/messages/routes.js';
 import { createServices, type Services } from './services.js';
+import { registerDashboard } from './dashboard/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -131,6 +132,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     { prefix: '/api/v1' },
   );
+  await registerDashboard(app, { rateLimitStore, clock });
 
   return app;
 }

@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   visitor: 'vis',
   auditEvent: 'evt',
   request: 'req',
+  user: 'usr',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

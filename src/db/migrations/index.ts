@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_write_guarantees.js';
 import * as m0003 from './0003_daily_stats.js';
+import * as m0006 from './0006_accounts.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0002_write_guarantees': m0002,
   '0003_daily_stats': m0003,
+  '0006_accounts': m0006,
 };
