@@ -8,7 +8,7 @@ import { frameworkErrorHandler, installErrorHandling } from './http/error-handle
 import { idempotencyLayer } from './http/idempotency.js';
 import { installJsonBodies } from './http/json-body.js';
 import { registerHealth } from './http/health.js';
-import { registerOpenApi } from './http/openapi.js';
+import { registerOpenApi, widgetDocument } from './http/openapi.js';
 import { rateLimitHook } from './http/rate-limit.js';
 import { installReplyHelpers } from './http/replies.js';
 import { requestIdFor } from './http/request-id.js';
@@ -23,6 +23,13 @@ import { chatbotRoutes } from './modules/chatbots/routes.js';
 import { conversationRoutes } from './modules/conversations/routes.js';
 import { leadRoutes } from './modules/leads/routes.js';
 import { messageRoutes } from './modules/messages/routes.js';
+import type { ReplyEngine } from './modules/replies/engine.js';
+import { createIdleCloser } from './modules/runtime/idle-close.js';
+import { createPlaceholderEngine, delayedEngine } from './modules/runtime/placeholder-engine.js';
+import { createReplyWorker, durableReplies, type ReplyWorker } from './modules/runtime/reply-worker.js';
+import { widgetAccessHook } from './modules/runtime/widget-access.js';
+import { widgetRoutes } from './modules/runtime/widget-routes.js';
+import { createWidgetService } from './modules/runtime/widget-service.js';
 import { createServices, type Services } from './services.js';
 import { registerDashboard } from './dashboard/plugin.js';
 
@@ -33,6 +40,8 @@ declare module 'fastify' {
     /** The shared rate-limit store when REDIS_URL is set. */
     redis: RedisRateLimitStore | null;
     config: Config;
+    /** The chat runtime: the durable reply worker and the idle sweep. */
+    runtime: { worker: ReplyWorker; sweepIdle(): Promise<number> };
   }
 }
 
@@ -40,7 +49,12 @@ declare module 'fastify' {
 export interface AppOverrides {
   clock?: Clock;
   rateLimitStore?: RateLimitStore;
+  /** Produces the agents' answers (tests pass slow or failing ones). */
+  replyEngine?: ReplyEngine;
 }
+
+/** How often the idle sweep runs. */
+const IDLE_SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * The composition root: opens and migrates the database, builds the services and registers, in order,
@@ -49,7 +63,10 @@ export interface AppOverrides {
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const { handle: database } = await prepareDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
-  const services = createServices({ db: database.db, clock });
+  // The one place the default reply engine is chosen.
+  const engine = delayedEngine(overrides.replyEngine ?? createPlaceholderEngine(), config.runtime.replyDelayMs);
+  let worker: ReplyWorker | null = null;
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, () => worker?.nudge()) });
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
@@ -71,23 +88,44 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       )
     : null;
   const rateLimitStore = overrides.rateLimitStore ?? redisStore ?? new MemoryRateLimitStore();
+  const replyWorker = createReplyWorker({
+    db: database.db,
+    clock,
+    engine,
+    messages: services.messages,
+    log: app.log,
+    leaseMs: config.runtime.leaseMs,
+    pollIntervalMs: config.runtime.pollIntervalMs,
+  });
+  worker = replyWorker;
+  const idleCloser = createIdleCloser({ db: database.db, clock, conversations: services.conversations, idleMinutes: config.runtime.idleCloseMinutes, log: app.log });
+  const widget = createWidgetService({ db: database.db, clock, conversations: services.conversations, messages: services.messages, leads: services.leads });
 
   app.decorate('services', services);
   app.decorate('redis', redisStore);
   app.decorate('database', database);
   app.decorate('config', config);
+  app.decorate('runtime', { worker: replyWorker, sweepIdle: () => idleCloser.sweep() });
   const sweeper = setInterval(() => {
     idempotency.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency sweep failed'));
   }, 10 * 60_000);
   sweeper.unref();
+  const idleSweeper = setInterval(() => {
+    idleCloser.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'idle close sweep failed'));
+  }, IDLE_SWEEP_INTERVAL_MS);
+  idleSweeper.unref();
   app.addHook('onReady', async () => {
     await idempotency.sweep();
     if (redisStore && !(await redisStore.waitUntilReady())) {
       app.log.warn(`Redis is unreachable at startup; rate limits follow the "${config.redis?.onFailure}" policy until it is back`);
     }
+    // Jobs left by a crashed process (lapsed leases) are claimed on the first tick.
+    replyWorker.start();
   });
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
+    clearInterval(idleSweeper);
+    await replyWorker.stop();
     await redisStore?.close();
     await database.close();
   });
@@ -133,6 +171,19 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     { prefix: '/api/v1' },
   );
   await registerDashboard(app, { rateLimitStore, clock });
+
+  await app.register(
+    async (publicApi) => {
+      // CORS → per-IP budget → visitor token → per-conversation budget (src/modules/runtime/widget-access.ts).
+      publicApi.addHook(
+        'onRequest',
+        widgetAccessHook({ db: database.db, widget, store: rateLimitStore, limits: config.widget, clock, publicUrl: config.publicUrl }),
+      );
+      publicApi.get('/openapi', { schema: { hide: true } }, async () => widgetDocument(app));
+      await publicApi.register(widgetRoutes(widget, replyWorker));
+    },
+    { prefix: '/widget/v1' },
+  );
 
   return app;
 }

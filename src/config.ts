@@ -36,6 +36,18 @@ export interface Config {
   signInLimit: { perIpAndEmail: number; perIp: number };
   /** Redis for state shared by instances (rate-limit budgets); null keeps it in process. */
   redis: { url: string; onFailure: 'local' | 'open' | 'closed' } | null;
+  /** The public chat endpoints (/widget/v1): requests per rolling minute per client IP, messages per conversation. */
+  widget: { ratePerIpPerMinute: number; messagesPerConversationPerMinute: number };
+  /** The chat runtime: idle close (0 disables) and the durable reply worker. */
+  runtime: {
+    idleCloseMinutes: number;
+    /** How often the worker looks for due reply jobs. */
+    pollIntervalMs: number;
+    /** How long a claimed job is held before another runner may take it over (renewed while it runs). */
+    leaseMs: number;
+    /** Test hook (crash tests): the reply engine waits this long before answering. Not for production. */
+    replyDelayMs: number;
+  };
 }
 
 /** Raised for a configuration value that cannot be used; the message names the variable. */
@@ -140,5 +152,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perIp: integer(env, 'SIGN_IN_ATTEMPTS_PER_IP_PER_15_MINUTES', 100, 1, 1_000_000),
     },
     redis: redisConfig(env),
+    widget: {
+      ratePerIpPerMinute: integer(env, 'WIDGET_RATE_PER_IP_PER_MINUTE', 60, 1, 1_000_000_000),
+      messagesPerConversationPerMinute: integer(env, 'WIDGET_RATE_PER_CONVERSATION_PER_MINUTE', 20, 1, 1_000_000_000),
+    },
+    runtime: {
+      idleCloseMinutes: integer(env, 'CONVERSATION_IDLE_CLOSE_MINUTES', 30, 0, 525_600),
+      pollIntervalMs: integer(env, 'REPLY_POLL_INTERVAL_MS', 400, 10, 60_000),
+      leaseMs: integer(env, 'REPLY_LEASE_MS', 30_000, 500, 3_600_000),
+      replyDelayMs: integer(env, 'REPLY_DELAY_MS', 0, 0, 3_600_000),
+    },
   };
 }

@@ -17,8 +17,6 @@ import { registerWebApp } from './static.js';
 export interface DashboardDeps {
   rateLimitStore: RateLimitStore;
   clock: Clock;
-  /** Longest a preview message waits for the agent's answer. */
-  previewTimeoutMs?: number;
 }
 
 /**
@@ -36,7 +34,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       reply.header('Cache-Control', 'no-store');
     });
     await scope.register(authRoutes(services, config, signInLimiter(deps.rateLimitStore, config.signInLimit, deps.clock)));
-    await scope.register(agentRoutes(services, createPreview(services, deps.previewTimeoutMs ?? 20_000)));
+    await scope.register(agentRoutes(services, createPreview(services, app.runtime.worker)));
     await scope.register(conversationRoutes(services));
     await scope.register(leadRoutes(services));
     await scope.register(settingsRoutes(services));

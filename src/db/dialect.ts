@@ -16,6 +16,14 @@ export function lockedForUpdate<Q extends { forUpdate(): Q }>(db: Db, query: Q):
   return isPostgres(db) ? query.forUpdate() : query;
 }
 
+/**
+ * Adds `FOR UPDATE SKIP LOCKED` on PostgreSQL, so concurrent claimers (job workers on several instances)
+ * each take a different row instead of queueing behind one. SQLite's single writer needs no clause.
+ */
+export function claimLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(db: Db, query: Q): Q {
+  return isPostgres(db) ? query.forUpdate().skipLocked() : query;
+}
+
 /** Makes a table append-only in the database itself: UPDATE and DELETE raise an error. */
 export async function makeAppendOnly(db: Kysely<any>, table: string): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
   if (isPostgres(db)) {

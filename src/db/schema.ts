@@ -195,6 +195,34 @@ export interface InvitationsTable {
   accepted_by: string | null;
 }
 
+/** A durable request for the agent's answer to one visitor message (see src/modules/runtime). */
+export interface ReplyJobsTable {
+  id: string;
+  workspace_id: string;
+  conversation_id: string;
+  /** The `user` message to answer; unique, so a message is answered at most once. */
+  message_id: string;
+  state: 'pending' | 'running' | 'done' | 'failed';
+  attempts: Generated<number>;
+  /** Not claimed before this instant (backoff after a failed attempt). */
+  run_after: string;
+  /** While running: the lease; a job whose lease ran out (its runner died) is claimed again. */
+  locked_until: string | null;
+  last_error: string | null;
+  /** The stored answer, once done (null when none was due: human mode, closed conversation). */
+  reply_message_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A visitor's bearer token for one conversation; only its SHA-256 (hex) is stored. */
+export interface VisitorTokensTable {
+  token_hash: string;
+  workspace_id: string;
+  conversation_id: string;
+  created_at: string;
+}
+
 /** Every table of the service. */
 export interface Database {
   workspaces: WorkspacesTable;
@@ -210,6 +238,8 @@ export interface Database {
   memberships: MembershipsTable;
   sessions: SessionsTable;
   invitations: InvitationsTable;
+  reply_jobs: ReplyJobsTable;
+  visitor_tokens: VisitorTokensTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

@@ -2,6 +2,13 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { SCOPES } from './scopes.js';
 
+const VISITOR_TOKEN_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'vtk_…',
+  description: 'The `visitor_token` returned when the conversation was started.',
+} as const;
+
 /** The `info` and top-level parts of the OpenAPI document. */
 const DOCUMENT = {
   openapi: '3.1.0',
@@ -36,22 +43,79 @@ const DOCUMENT = {
         bearerFormat: 'wsk_…',
         description: 'A workspace API key, created in Settings → Developers or with `npm run cli -- key create`.',
       },
+      // Used by the widget operations only; moved to the widget document (see transformObject below).
+      visitorToken: VISITOR_TOKEN_SCHEME,
     },
   },
   security: [{ bearerAuth: [] }],
 } as const;
 
+const WIDGET_PREFIX = '/widget/v1';
+
+/** The document of the public chat endpoints (/widget/v1/openapi), split from the generated one. */
+type OpenApiObject = { paths?: Record<string, unknown>; components?: Record<string, unknown>; [key: string]: unknown };
+const widgetDocuments = new WeakMap<FastifyInstance, OpenApiObject>();
+
+function widgetDocumentFrom(full: OpenApiObject, paths: Record<string, unknown>): OpenApiObject {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Workspace Chat-Agent Widget API',
+      version: '1.0.0',
+      summary: 'The public chat endpoints the widget and the hosted chat page use.',
+      description: [
+        'Public endpoints for browsers. Starting a conversation needs no credentials; every other call sends the conversation\'s',
+        '`visitor_token` as `Authorization: Bearer <visitor_token>` (a token opens only its own conversation).',
+        'CORS follows the AI Agent\'s `allowed_origins` (`*` for any; an empty list allows only the service\'s own hosted page).',
+        'Rate limits apply per client IP and per conversation; a 429 carries `Retry-After`. Errors are RFC 9457 problem details.',
+      ].join('\n'),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: WIDGET_PREFIX, description: 'This service' }],
+    tags: [{ name: 'Widget', description: 'Public chat endpoints (visitor token).' }],
+    paths,
+    components: {
+      ...(full.components ?? {}),
+      securitySchemes: { visitorToken: VISITOR_TOKEN_SCHEME },
+    },
+  };
+}
+
 /**
- * Registers @fastify/swagger so the document is generated from the same route schemas that validate and
- * serialize. Only /api/v1 operations (routes that declare a scope) appear; paths are relative to the server URL.
+ * Registers @fastify/swagger so the documents are generated from the same route schemas that validate and
+ * serialize: /api/v1 operations (routes that declare a scope) make the API document, whose paths are
+ * relative to its server URL; widget operations (tag `Widget`) are split off into their own document.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: DOCUMENT as never,
     hideUntagged: true,
     transform: ({ schema, url, route }) => {
-      const hide = !route.config || !(route.config as { scope?: string }).scope;
-      return { schema: hide ? { ...schema, hide: true } : schema, url: url.replace(/^\/api\/v1/, '') };
+      const config = (route.config ?? {}) as { scope?: string; widget?: { preflight?: boolean } };
+      const widget = Boolean(config.widget && !config.widget.preflight && url.startsWith(WIDGET_PREFIX));
+      const hide = !config.scope && !widget;
+      return { schema: hide ? { ...schema, hide: true } : schema, url: widget ? url : url.replace(/^\/api\/v1/, '') };
+    },
+    transformObject: (documentObject) => {
+      const full = (documentObject as unknown as { openapiObject: OpenApiObject }).openapiObject;
+      const apiPaths: Record<string, unknown> = {};
+      const widgetPaths: Record<string, unknown> = {};
+      for (const [path, item] of Object.entries(full.paths ?? {})) {
+        if (path.startsWith(WIDGET_PREFIX)) widgetPaths[path.slice(WIDGET_PREFIX.length)] = item;
+        else apiPaths[path] = item;
+      }
+      widgetDocuments.set(app, widgetDocumentFrom(full, widgetPaths));
+      const components = (full.components ?? {}) as { securitySchemes?: Record<string, unknown> };
+      const { visitorToken: _widgetOnly, ...securitySchemes } = components.securitySchemes ?? {};
+      return { ...full, paths: apiPaths, components: { ...components, securitySchemes } } as never;
     },
   });
+}
+
+/** The OpenAPI document of /widget/v1 (generated with the API's, from the same route schemas). */
+export function widgetDocument(app: FastifyInstance): OpenApiObject {
+  app.swagger();
+  const document = widgetDocuments.get(app);
+  if (!document) throw new Error('the widget OpenAPI document is not generated yet');
+  return document;
 }

@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   request: 'req',
   user: 'usr',
   invitation: 'inv',
+  replyJob: 'rjob',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,6 +3,7 @@ import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_write_guarantees.js';
 import * as m0003 from './0003_daily_stats.js';
 import * as m0006 from './0006_accounts.js';
+import * as m0007 from './0007_runtime.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_write_guarantees': m0002,
   '0003_daily_stats': m0003,
   '0006_accounts': m0006,
+  '0007_runtime': m0007,
 };

@@ -21,6 +21,8 @@ export interface StartConversationInput {
   channel: ConversationView['channel'];
   visitor?: { name?: string | null; email?: string | null };
   metadata?: Record<string, string>;
+  /** The visitor's id when the caller made it already (the widget audits the start with it as actor). */
+  visitorId?: string;
 }
 
 /** Conversations: read through the API; started by the chat runtime. */
@@ -87,7 +89,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
           status: 'open',
           mode: 'agent',
           channel: input.channel,
-          visitor_id: newId('visitor', now.getTime()),
+          visitor_id: input.visitorId ?? newId('visitor', now.getTime()),
           visitor_name: input.visitor?.name ?? null,
           visitor_email: input.visitor?.email ?? null,
           lead_id: null,

@@ -1,0 +1,226 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import type { OperationContext } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { chatbotRepository } from '../chatbots/repository.js';
+import { conversationRepository, type ConversationRow } from '../conversations/repository.js';
+import type { MessageRow } from '../messages/repository.js';
+import { presentMessage } from '../messages/presenter.js';
+import type { MessageService, ReplyRequester } from '../messages/service.js';
+import type { MessageView } from '../messages/schema.js';
+import type { ReplyEngine } from '../replies/engine.js';
+import { replyJobRepository, runtimeRepository, type ReplyJobRow } from './repository.js';
+
+/** Messages of the transcript handed to the engine. */
+const TRANSCRIPT_LENGTH = 20;
+/** Attempts before a job is given up (the engine already answers provider failures with a fallback). */
+const MAX_ATTEMPTS = 5;
+/** Jobs the poller runs at once per process. */
+const CONCURRENCY = 4;
+
+/** What running a job gave: the stored answer, or null when none was due (human mode, closed, gone). */
+export type JobOutcome = { status: 'answered'; reply: MessageView } | { status: 'silent' } | { status: 'failed'; error: string };
+
+/** Minimal logger the worker needs (pino's). */
+export interface WorkerLog {
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/** What the worker is built from. */
+export interface ReplyWorkerDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  engine: ReplyEngine;
+  messages: MessageService;
+  log: WorkerLog;
+  leaseMs: number;
+  pollIntervalMs: number;
+}
+
+function later(clock: Clock, ms: number): string {
+  return new Date(clock.now().getTime() + ms).toISOString();
+}
+
+function agentContext(workspaceId: string, chatbotId: string, trx: Transaction<Database>): OperationContext {
+  return { actor: { type: 'system', id: chatbotId, name: 'AI Agent', workspaceId }, request: { requestId: null, ip: null, userAgent: null }, trx };
+}
+
+/**
+ * The durable reply worker. A job is recorded with its `user` message; a runner claims it with a lease,
+ * asks the engine, and in ONE transaction re-checks the job is not done yet, appends the assistant message
+ * and marks the job done, so an answer is stored exactly once however many runners raced (several
+ * instances, a widget request answering inline, a runner that outlived its lease). A runner that dies
+ * leaves a lease that lapses, and the job is claimed again: that is the crash recovery.
+ */
+export function createReplyWorker(deps: ReplyWorkerDeps) {
+  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs } = deps;
+  const active = new Set<Promise<unknown>>();
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let ticking = false;
+
+  function track<T>(work: Promise<T>): Promise<T> {
+    active.add(work);
+    void work.finally(() => active.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  // Stores the answer (or none) and marks the job done, unless another runner already did.
+  async function finish(job: ReplyJobRow, content: string | null): Promise<JobOutcome> {
+    return inTransaction(db, {}, async (trx) => {
+      const current = await replyJobRepository.findForUpdate(trx, job.workspace_id, job.id);
+      if (!current || current.state === 'done') {
+        const stored = current?.reply_message_id ? await runtimeRepository.findMessage(trx, job.workspace_id, current.reply_message_id) : undefined;
+        return stored ? { status: 'answered', reply: presentMessage(stored) } : { status: 'silent' };
+      }
+      const conversation = await conversationRepository.find(trx, job.workspace_id, job.conversation_id, { forUpdate: true });
+      let reply: MessageView | null = null;
+      if (content !== null && conversation && conversation.status === 'open' && conversation.mode === 'agent') {
+        reply = await messages.append(agentContext(job.workspace_id, conversation.chatbot_id, trx), conversation.id, {
+          role: 'assistant',
+          content,
+          author: { type: 'agent', id: conversation.chatbot_id },
+        });
+      }
+      const now = clock.now().toISOString();
+      await replyJobRepository.update(trx, job.workspace_id, job.id, { state: 'done', locked_until: null, reply_message_id: reply?.id ?? null, updated_at: now });
+      return reply ? { status: 'answered', reply } : { status: 'silent' };
+    });
+  }
+
+  async function retryOrFail(job: ReplyJobRow, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    const giveUp = Number(job.attempts) >= MAX_ATTEMPTS;
+    log.error({ err: error, job_id: job.id, attempts: job.attempts }, giveUp ? 'reply job failed for good' : 'reply job failed; will retry');
+    await replyJobRepository.update(db, job.workspace_id, job.id, {
+      state: giveUp ? 'failed' : 'pending',
+      locked_until: null,
+      last_error: message.slice(0, 1000),
+      run_after: later(clock, 1000 * 2 ** Number(job.attempts)),
+      updated_at: clock.now().toISOString(),
+    });
+  }
+
+  // Runs a claimed job: transcript and agent, the engine, then the exactly-once finish.
+  async function execute(job: ReplyJobRow, onDelta?: (text: string) => void): Promise<JobOutcome> {
+    const heartbeat = setInterval(() => {
+      replyJobRepository.renew(db, job.workspace_id, job.id, later(clock, leaseMs)).catch((error: unknown) => log.warn({ err: error, job_id: job.id }, 'reply job lease renewal failed'));
+    }, Math.max(100, Math.floor(leaseMs / 3)));
+    try {
+      const conversation: ConversationRow | undefined = await conversationRepository.find(db, job.workspace_id, job.conversation_id);
+      const message: MessageRow | undefined = await runtimeRepository.findMessage(db, job.workspace_id, job.message_id);
+      const chatbot = conversation ? await chatbotRepository.find(db, job.workspace_id, conversation.chatbot_id) : undefined;
+      if (!conversation || !message || !chatbot || conversation.status !== 'open' || conversation.mode !== 'agent') return await finish(job, null);
+      const transcript = await runtimeRepository.transcript(db, job.workspace_id, conversation.id, message, TRANSCRIPT_LENGTH);
+      const output = await engine.reply({ workspaceId: job.workspace_id, chatbot, transcript, ...(onDelta ? { onDelta } : {}) });
+      if (output.fallback) log.warn({ job_id: job.id, source: output.source }, 'reply engine answered with its fallback');
+      return await finish(job, output.content);
+    } catch (error) {
+      await retryOrFail(job, error).catch((cause: unknown) => log.error({ err: cause, job_id: job.id }, 'could not record a reply job failure'));
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  // Claims and starts due jobs until none is left or the concurrency is used up.
+  async function tick(): Promise<void> {
+    if (ticking || stopped) return;
+    ticking = true;
+    try {
+      while (!stopped && active.size < CONCURRENCY) {
+        const now = clock.now().toISOString();
+        const job = await replyJobRepository.claimNext(db, now, later(clock, leaseMs));
+        if (!job) break;
+        void track(execute(job)).then(() => nudge());
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'reply worker could not claim jobs');
+    } finally {
+      ticking = false;
+    }
+  }
+
+  /** Looks for due jobs soon (right after a job was recorded; the commit may still be in flight). */
+  function nudge(): void {
+    if (stopped) return;
+    setTimeout(() => void tick(), 20).unref();
+  }
+
+  // How long a request waits for another runner's answer before giving up on answering inline.
+  async function awaitOtherRunner(job: ReplyJobRow): Promise<JobOutcome> {
+    const deadline = Date.now() + leaseMs * 2;
+    while (Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const current = await replyJobRepository.findForUpdate(db, job.workspace_id, job.id);
+      if (!current || current.state === 'done') return finish(job, null);
+      if (current.state === 'failed') return { status: 'failed', error: current.last_error ?? 'failed' };
+    }
+    return { status: 'failed', error: 'the answer is taking longer than expected; it will appear in the conversation' };
+  }
+
+  return {
+    /** Starts polling (expired leases are reclaimed on the first tick: crash recovery). */
+    start(): void {
+      if (!stopped) return;
+      stopped = false;
+      timer = setInterval(() => void tick(), pollIntervalMs);
+      timer.unref();
+      void tick();
+    },
+
+    /** Stops polling and waits for the jobs that are running. */
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      await Promise.allSettled([...active]);
+    },
+
+    nudge,
+
+    /**
+     * Answers one message now, in the caller's request (the widget streams the deltas): claims its job,
+     * or waits for the runner that holds it. Null when no job was recorded (human mode).
+     */
+    async answerNow(workspaceId: string, messageId: string, onDelta?: (text: string) => void): Promise<JobOutcome | null> {
+      const job = await replyJobRepository.findByMessage(db, workspaceId, messageId);
+      if (!job) return null;
+      const claimed = await replyJobRepository.claim(db, workspaceId, job.id, clock.now().toISOString(), later(clock, leaseMs));
+      return track(claimed ? execute(claimed, onDelta) : awaitOtherRunner(job));
+    },
+  };
+}
+
+export type ReplyWorker = ReturnType<typeof createReplyWorker>;
+
+/**
+ * The durable ReplyRequester: records the job in the message's transaction. Messages from the widget are
+ * answered inline by their request, so only the others (the API) wake the worker at once; the poll picks
+ * up anything a request could not finish.
+ */
+export function durableReplies(clock: Clock, wake: () => void): ReplyRequester {
+  return {
+    async requestReply(trx, conversation, message): Promise<void> {
+      const now = clock.now().toISOString();
+      await replyJobRepository.insert(trx, {
+        id: newId('replyJob', Date.parse(now)),
+        workspace_id: conversation.workspace_id,
+        conversation_id: conversation.id,
+        message_id: message.id,
+        state: 'pending',
+        attempts: 0,
+        run_after: now,
+        locked_until: null,
+        last_error: null,
+        reply_message_id: null,
+        created_at: now,
+        updated_at: now,
+      });
+      if (message.author_type !== 'visitor') wake();
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import type { Selectable } from 'kysely';
+import { claimLocked, lockedForUpdate } from '../../db/dialect.js';
+import type { Db, ReplyJobsTable } from '../../db/schema.js';
+import type { ChatbotRow } from '../chatbots/repository.js';
+import type { ConversationRow } from '../conversations/repository.js';
+import type { MessageRow } from '../messages/repository.js';
+
+/** A reply job as stored. */
+export type ReplyJobRow = Selectable<ReplyJobsTable>;
+
+const JOB_COLUMNS = [
+  'id', 'workspace_id', 'conversation_id', 'message_id', 'state', 'attempts', 'run_after', 'locked_until', 'last_error', 'reply_message_id', 'created_at', 'updated_at',
+] as const;
+const MESSAGE_COLUMNS = ['id', 'workspace_id', 'conversation_id', 'chatbot_id', 'role', 'content', 'author_type', 'author_id', 'created_at'] as const;
+
+/** SQL for reply jobs: record, claim with a lease, renew, finish. */
+export const replyJobRepository = {
+  /** Records a job (inside the message's transaction). */
+  async insert(db: Db, row: ReplyJobRow): Promise<void> {
+    await db.insertInto('reply_jobs').values(row).execute();
+  },
+
+  /** The job answering a message, if one was recorded. */
+  async findByMessage(db: Db, workspaceId: string, messageId: string): Promise<ReplyJobRow | undefined> {
+    return db.selectFrom('reply_jobs').select(JOB_COLUMNS).where('workspace_id', '=', workspaceId).where('message_id', '=', messageId).executeTakeFirst();
+  },
+
+  /** One job, locked for the finishing transaction on PostgreSQL. */
+  async findForUpdate(db: Db, workspaceId: string, id: string): Promise<ReplyJobRow | undefined> {
+    return lockedForUpdate(db, db.selectFrom('reply_jobs').select(JOB_COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
+  },
+
+  /**
+   * Claims the next due job of any workspace: pending and due, or running with a lapsed lease (its runner
+   * died). One conditional UPDATE: on PostgreSQL the inner SELECT skips rows other instances are claiming.
+   */
+  async claimNext(db: Db, now: string, lockedUntil: string): Promise<ReplyJobRow | undefined> {
+    const next = claimLocked(
+      db,
+      db
+        .selectFrom('reply_jobs')
+        .select('id')
+        .where((eb) => eb.or([
+          eb.and([eb('state', '=', 'pending'), eb('run_after', '<=', now)]),
+          eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)]),
+        ]))
+        .orderBy('run_after')
+        .limit(1),
+    );
+    return db
+      .updateTable('reply_jobs')
+      .set((eb) => ({ state: 'running', locked_until: lockedUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('id', '=', next)
+      .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)])]))
+      .returning(JOB_COLUMNS)
+      .executeTakeFirst();
+  },
+
+  /** Claims one given job when nobody holds it (the widget request answering its own message). */
+  async claim(db: Db, workspaceId: string, id: string, now: string, lockedUntil: string): Promise<ReplyJobRow | undefined> {
+    return db
+      .updateTable('reply_jobs')
+      .set((eb) => ({ state: 'running', locked_until: lockedUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)])]))
+      .returning(JOB_COLUMNS)
+      .executeTakeFirst();
+  },
+
+  /** Extends the lease of a running job. */
+  async renew(db: Db, workspaceId: string, id: string, lockedUntil: string): Promise<void> {
+    await db.updateTable('reply_jobs').set({ locked_until: lockedUntil }).where('workspace_id', '=', workspaceId).where('id', '=', id).where('state', '=', 'running').execute();
+  },
+
+  /** Moves a job on: done (with its answer), back to pending (retry later) or failed. */
+  async update(db: Db, workspaceId: string, id: string, changes: Partial<Pick<ReplyJobRow, 'state' | 'run_after' | 'locked_until' | 'last_error' | 'reply_message_id' | 'updated_at'>>): Promise<void> {
+    await db.updateTable('reply_jobs').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  },
+};
+
+/** SQL the runtime reads with, beside the resources' own repositories. */
+export const runtimeRepository = {
+  /**
+   * An agent by id alone: the public entry point of the widget. Ids are unguessable and globally unique;
+   * the workspace comes from the row, and every later query is scoped to it.
+   */
+  async findChatbotById(db: Db, id: string): Promise<ChatbotRow | undefined> {
+    return db
+      .selectFrom('chatbots')
+      .select(['id', 'workspace_id', 'name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'metadata', 'created_at', 'updated_at', 'published_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  /** A conversation's workspace and agent by its id alone (CORS preflights carry no token). */
+  async findConversationOwner(db: Db, id: string): Promise<Pick<ConversationRow, 'workspace_id' | 'chatbot_id'> | undefined> {
+    return db.selectFrom('conversations').select(['workspace_id', 'chatbot_id']).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** The recent transcript up to and including a message, oldest first. */
+  async transcript(db: Db, workspaceId: string, conversationId: string, upTo: MessageRow, limit: number): Promise<MessageRow[]> {
+    const rows = await db
+      .selectFrom('messages')
+      .select(MESSAGE_COLUMNS)
+      .where('workspace_id', '=', workspaceId)
+      .where('conversation_id', '=', conversationId)
+      .where((eb) => eb.or([eb('created_at', '<', upTo.created_at), eb.and([eb('created_at', '=', upTo.created_at), eb('id', '<=', upTo.id)])]))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse();
+  },
+
+  /** One message by id. */
+  async findMessage(db: Db, workspaceId: string, id: string): Promise<MessageRow | undefined> {
+    return db.selectFrom('messages').select(MESSAGE_COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** Open conversations of any workspace idle since before `cutoff` (a system sweep), at most `limit`. */
+  async idleConversations(db: Db, cutoff: string, limit: number): Promise<Pick<ConversationRow, 'id' | 'workspace_id'>[]> {
+    return db
+      .selectFrom('conversations')
+      .select(['id', 'workspace_id'])
+      .where('status', '=', 'open')
+      .where((eb) => eb.or([eb('last_message_at', '<', cutoff), eb.and([eb('last_message_at', 'is', null), eb('created_at', '<', cutoff)])]))
+      .limit(limit)
+      .execute();
+  },
+};
+
+/** SQL for visitor tokens: stored and looked up by hash only. */
+export const visitorTokenRepository = {
+  async insert(db: Db, row: { token_hash: string; workspace_id: string; conversation_id: string; created_at: string }): Promise<void> {
+    await db.insertInto('visitor_tokens').values(row).execute();
+  },
+
+  /** The conversation a token hash opens. */
+  async find(db: Db, tokenHash: string): Promise<{ workspace_id: string; conversation_id: string } | undefined> {
+    return db.selectFrom('visitor_tokens').select(['workspace_id', 'conversation_id']).where('token_hash', '=', tokenHash).executeTakeFirst();
+  },
+};

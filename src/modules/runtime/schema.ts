@@ -1,0 +1,80 @@
+import { Type, type Static } from 'typebox';
+import { IdOf, Nullable } from '../../http/schemas.js';
+import { LEAD_FIELDS } from '../chatbots/schema.js';
+import { Message } from '../messages/schema.js';
+
+/** `{chatbot_id}` in a widget path (any string: a malformed id is a 404). */
+export const ChatbotParams = Type.Object({ chatbot_id: Type.String({ description: 'The AI Agent id (`bot_…`).' }) });
+
+/** `{conversation_id}` in a widget path. */
+export const ConversationParams = Type.Object({ conversation_id: Type.String({ description: 'The conversation id (`conv_…`).' }) });
+
+/** Body of POST /widget/v1/chatbots/{chatbot_id}/conversations (optional). */
+export const StartConversationBody = Type.Object(
+  {
+    visitor: Type.Optional(
+      Type.Object(
+        {
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, title: 'StartWidgetConversation' },
+);
+export type StartConversationBodyInput = Static<typeof StartConversationBody>;
+
+/** A new widget conversation: its id, the visitor's token (shown once) and what the widget shows first. */
+export const StartedConversation = Type.Object(
+  {
+    conversation_id: IdOf('conversation'),
+    visitor_token: Type.String({ description: 'Bearer token for this conversation only. Keep it; it is not shown again.' }),
+    welcome_message: Nullable(Type.String()),
+    chatbot: Type.Object({
+      id: IdOf('chatbot'),
+      name: Type.String(),
+      lead_capture: Type.Object({
+        enabled: Type.Boolean(),
+        fields: Type.Array(Type.Enum(LEAD_FIELDS)),
+        prompt: Nullable(Type.String()),
+      }),
+    }),
+  },
+  { title: 'WidgetConversation' },
+);
+export type StartedConversationView = Static<typeof StartedConversation>;
+
+/** Body of POST /widget/v1/conversations/{conversation_id}/messages. */
+export const VisitorMessageBody = Type.Object(
+  { content: Type.String({ minLength: 1, maxLength: 10_000, description: 'The visitor\'s text.' }) },
+  { additionalProperties: false, title: 'VisitorMessage' },
+);
+export type VisitorMessageInput = Static<typeof VisitorMessageBody>;
+
+/** The stored visitor message and the agent's stored answer (null in human mode, or when it could not be produced now). */
+export const MessageExchange = Type.Object(
+  { message: Message, reply: Nullable(Message) },
+  { title: 'WidgetMessageExchange' },
+);
+export type MessageExchangeView = Static<typeof MessageExchange>;
+
+/** Body of POST /widget/v1/conversations/{conversation_id}/lead: at least one field; an email or a phone is needed. */
+export const VisitorLeadBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    phone: Type.Optional(Type.String({ pattern: '^\\+?[0-9][0-9 ().-]{4,30}[0-9]$', maxLength: 32 })),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'VisitorLead' },
+);
+export type VisitorLeadInput = Static<typeof VisitorLeadBody>;
+
+/** The SSE stream of POST …/messages with `Accept: text/event-stream`. */
+export const MessageEventStream = Type.String({
+  description:
+    'Server-sent events: `message` (the stored visitor message), `delta` (`{"text": "…"}` per generated piece), ' +
+    '`reply` (the stored answer), or `error` (a problem object; the answer then arrives later in the conversation). ' +
+    'In human mode the stream ends after `message`.',
+});

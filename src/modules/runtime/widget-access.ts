@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { AppError } from '../../http/errors.js';
+import { spendBudgets } from '../../http/rate-limit.js';
+import type { RequestContext } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId } from '../../lib/ids.js';
+import { parseJson } from '../../lib/json.js';
+import type { RateLimitStore } from '../../lib/rate-limit/types.js';
+import { chatbotRepository } from '../chatbots/repository.js';
+import { runtimeRepository } from './repository.js';
+import type { VisitorSession, WidgetService } from './widget-service.js';
+
+/** How a widget route is reached: which path parameter names its agent, and what it requires. */
+export interface WidgetRouteConfig {
+  /** `chatbot`: {chatbot_id} in the path; `conversation`: {conversation_id}, opened by a visitor token. */
+  resource: 'chatbot' | 'conversation';
+  /** Spends from the conversation's message budget too (sending a message). */
+  messageBudget?: boolean;
+  /** A CORS preflight (OPTIONS) route. */
+  preflight?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    widget?: WidgetRouteConfig;
+  }
+  interface FastifyRequest {
+    /** Set on widget conversation routes by the access hook. */
+    visitor?: VisitorSession;
+  }
+}
+
+const REALM = 'Bearer realm="widget"';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept';
+const EXPOSE_HEADERS = 'Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location';
+
+/** Widget limits: requests per minute per client IP, messages per minute per conversation. */
+export interface WidgetLimits {
+  ratePerIpPerMinute: number;
+  messagesPerConversationPerMinute: number;
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  return /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] ?? null;
+}
+
+/** The request facts recorded with a visitor's writes. */
+export function widgetRequestContext(request: FastifyRequest): RequestContext {
+  const userAgent = request.headers['user-agent'];
+  return { requestId: request.id, ip: request.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent.slice(0, 512) : null };
+}
+
+/**
+ * The access policy of /widget/v1, one onRequest hook in a fixed order: CORS (the Origin must be one the
+ * agent allows; no Origin, or the service's own origin, always passes) → per-IP budget → visitor token
+ * (conversation routes) → per-conversation message budget. Preflights stop after CORS with 204.
+ */
+export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetService; store: RateLimitStore; limits: WidgetLimits; clock: Clock; publicUrl: string }) {
+  const { db, widget, store, limits, clock } = deps;
+  const ownOrigin = new URL(deps.publicUrl).origin;
+
+  // The agent's allowed origins, found from the path; null when the path names nothing that exists
+  // (the later steps answer 401/404 then).
+  async function allowedOrigins(config: WidgetRouteConfig, params: Record<string, string>): Promise<string[] | null> {
+    if (config.resource === 'chatbot') {
+      const bot = isId('chatbot', params.chatbot_id) ? await runtimeRepository.findChatbotById(db, params.chatbot_id) : undefined;
+      return bot ? parseJson<string[]>(bot.allowed_origins, []) : null;
+    }
+    const owner = isId('conversation', params.conversation_id) ? await runtimeRepository.findConversationOwner(db, params.conversation_id) : undefined;
+    const bot = owner ? await chatbotRepository.find(db, owner.workspace_id, owner.chatbot_id) : undefined;
+    return bot ? parseJson<string[]>(bot.allowed_origins, []) : null;
+  }
+
+  function sameOrigin(request: FastifyRequest, origin: string): boolean {
+    if (origin === ownOrigin) return true;
+    // The hosted chat page is served by this service, whatever name it was reached by.
+    const host = request.headers.host;
+    return typeof host === 'string' && (origin === `http://${host}` || origin === `https://${host}`);
+  }
+
+  async function cors(request: FastifyRequest, reply: FastifyReply, config: WidgetRouteConfig): Promise<void> {
+    const origin = request.headers.origin;
+    if (typeof origin !== 'string') return;
+    if (!sameOrigin(request, origin)) {
+      const allowed = await allowedOrigins(config, request.params as Record<string, string>);
+      // An empty list allows no other site: a new agent is embeddable only where its owner says so.
+      if (allowed !== null && !allowed.includes('*') && !allowed.includes(origin)) {
+        throw new AppError('origin_not_allowed', `This AI Agent does not accept requests from ${origin.slice(0, 200)}; add it to the agent's allowed_origins.`);
+      }
+    }
+    reply.header('Access-Control-Allow-Origin', origin);
+    reply.header('Vary', 'Origin');
+    reply.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+  }
+
+  return async function widgetAccess(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const config = request.routeOptions.config.widget;
+    if (!config) return;
+    await cors(request, reply, config);
+    if (config.preflight) {
+      reply
+        .code(204)
+        .header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
+        .header('Access-Control-Allow-Headers', ALLOW_HEADERS)
+        .header('Access-Control-Max-Age', '600');
+      if (typeof request.headers.origin !== 'string') reply.header('Vary', 'Origin');
+      await reply.send();
+      return;
+    }
+    const ip = request.ip ?? 'unknown';
+    await spendBudgets(store, [{ policy: 'ip', id: ip, limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], clock, reply);
+    if (config.resource !== 'conversation') return;
+    const token = bearer(request);
+    if (token === null) {
+      throw new AppError('invalid_visitor_token', 'Send the visitor token as "Authorization: Bearer <visitor_token>".', {}, { 'WWW-Authenticate': REALM });
+    }
+    const session = await widget.authenticate(token);
+    if (!session) {
+      throw new AppError('invalid_visitor_token', 'The visitor token is not recognised.', {}, { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
+    }
+    const conversationId = (request.params as { conversation_id: string }).conversation_id;
+    if (session.conversation.id !== conversationId) throw new AppError('not_found', `No conversation with id "${conversationId.slice(0, 80)}" exists for this visitor.`);
+    request.visitor = session;
+    if (config.messageBudget) {
+      await spendBudgets(store, [{ policy: 'conversation', id: session.conversation.id, limit: limits.messagesPerConversationPerMinute, windowMs: 60_000 }], clock, reply);
+    }
+  };
+}

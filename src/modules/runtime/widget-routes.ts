@@ -1,0 +1,139 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { problemType } from '../../http/errors.js';
+import { Lead } from '../leads/schema.js';
+import { ListMessagesQuery, MessageList } from '../messages/schema.js';
+import type { MessageView } from '../messages/schema.js';
+import type { ReplyWorker } from './reply-worker.js';
+import { ChatbotParams, ConversationParams, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VisitorLeadBody, VisitorMessageBody } from './schema.js';
+import { widgetRequestContext } from './widget-access.js';
+import { widgetOperation } from './widget-operation.js';
+import type { VisitorSession, WidgetService } from './widget-service.js';
+
+function session(request: FastifyRequest): VisitorSession {
+  if (!request.visitor) throw new Error('widget route without a visitor session');
+  return request.visitor;
+}
+
+function wantsEventStream(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return typeof accept === 'string' && accept.includes('text/event-stream');
+}
+
+/**
+ * Answers a visitor message as server-sent events: the stored message, the answer's pieces as they are
+ * generated, then the stored answer. The message and its reply job are committed before the first byte,
+ * so if the stream (or the process) dies, the worker still answers it.
+ */
+async function streamExchange(reply: FastifyReply, message: MessageView, answer: (onDelta: (text: string) => void) => Promise<Awaited<ReturnType<ReplyWorker['answerNow']>>>): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  const send = (event: string, data: unknown) => {
+    if (!raw.destroyed) raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
+  send('message', message);
+  try {
+    const outcome = await answer((text) => send('delta', { text }));
+    if (outcome?.status === 'answered') send('reply', outcome.reply);
+    else if (outcome?.status === 'failed') send('error', { type: problemType('service_unavailable'), title: 'Answer delayed', status: 503, code: 'service_unavailable', detail: outcome.error, request_id: reply.request.id });
+  } catch (error) {
+    reply.request.log.error({ err: error }, 'widget answer failed');
+    send('error', { type: problemType('internal_error'), title: 'Internal server error', status: 500, code: 'internal_error', detail: 'The answer could not be produced now; it will appear in the conversation.', request_id: reply.request.id });
+  }
+  raw.end();
+}
+
+/** The public chat endpoints under /widget/v1: start a conversation, send and list messages, leave contact details. */
+export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    for (const [url, resource] of [
+      ['/chatbots/:chatbot_id/conversations', 'chatbot'],
+      ['/conversations/:conversation_id/messages', 'conversation'],
+      ['/conversations/:conversation_id/lead', 'conversation'],
+    ] as const) {
+      // CORS preflights: answered by the access hook (204), never reach a handler.
+      app.options(url, { schema: { hide: true }, config: { widget: { resource, preflight: true } } }, async () => undefined);
+    }
+
+    app.post(
+      '/chatbots/:chatbot_id/conversations',
+      {
+        ...widgetOperation({
+          operationId: 'widgetStartConversation',
+          summary: 'Start a conversation with an AI Agent',
+          description: 'Starts a conversation (channel `widget`) with an active AI Agent and returns the visitor token that opens it, the welcome message and what the widget needs to show (lead capture).',
+          access: { resource: 'chatbot' },
+          params: ChatbotParams,
+          body: StartConversationBody,
+          success: { status: 201, description: 'The new conversation and its visitor token.', schema: StartedConversation },
+          errors: [400, 403, 404, 409, 413, 415],
+        }),
+        // The body is optional: none at all means no visitor details.
+        preValidation: async (request) => {
+          if (request.body === undefined || request.body === null) request.body = {};
+        },
+      },
+      async (request, reply) => {
+        const started = await widget.start(widgetRequestContext(request), request.params.chatbot_id, request.body);
+        return reply.code(201).send(started);
+      },
+    );
+
+    app.post(
+      '/conversations/:conversation_id/messages',
+      widgetOperation({
+        operationId: 'widgetSendMessage',
+        summary: 'Send a visitor message',
+        description:
+          'Stores the visitor\'s message and answers it. JSON: 201 with the stored message and the stored answer. With `Accept: text/event-stream`: ' +
+          '200 and server-sent events as the answer is generated. In human mode (an operator took over) there is no answer.',
+        access: { resource: 'conversation', messageBudget: true },
+        params: ConversationParams,
+        body: VisitorMessageBody,
+        success: { status: 201, description: 'The stored message and answer.', schema: MessageExchange },
+        alternatives: { 200: { description: 'The exchange as server-sent events (with `Accept: text/event-stream`).', mediaType: 'text/event-stream', schema: MessageEventStream } },
+        errors: [400, 401, 403, 404, 409, 413, 415],
+      }),
+      async (request, reply) => {
+        const visitor = session(request);
+        const message = await widget.send(visitor, widgetRequestContext(request), request.body.content);
+        const answer = (onDelta?: (text: string) => void) => worker.answerNow(visitor.workspaceId, message.id, onDelta);
+        if (wantsEventStream(request)) return streamExchange(reply, message, answer);
+        const outcome = await answer();
+        return reply.code(201).send({ message, reply: outcome?.status === 'answered' ? outcome.reply : null });
+      },
+    );
+
+    app.get(
+      '/conversations/:conversation_id/messages',
+      widgetOperation({
+        operationId: 'widgetListMessages',
+        summary: 'List the conversation\'s messages',
+        description: 'The conversation\'s messages (visitor, agent and operator), oldest first, with cursor pagination; use `created_after` to fetch only new ones.',
+        access: { resource: 'conversation' },
+        params: ConversationParams,
+        querystring: ListMessagesQuery,
+        success: { status: 200, description: 'A page of messages.', schema: MessageList },
+        errors: [400, 401, 403, 404],
+      }),
+      async (request, reply) => reply.links(await widget.list(session(request), widgetRequestContext(request), request.query)),
+    );
+
+    app.post(
+      '/conversations/:conversation_id/lead',
+      widgetOperation({
+        operationId: 'widgetSubmitLead',
+        summary: 'Leave contact details',
+        description: 'Captures the visitor\'s contact details as the conversation\'s lead (source `widget`); an email or a phone is needed. A second submission updates the same lead.',
+        access: { resource: 'conversation' },
+        params: ConversationParams,
+        body: VisitorLeadBody,
+        success: { status: 201, description: 'The conversation\'s lead.', schema: Lead },
+        errors: [400, 401, 403, 404, 413, 415],
+      }),
+      async (request, reply) => reply.code(201).send(await widget.submitLead(session(request), widgetRequestContext(request), request.body)),
+    );
+  };
+}
+
