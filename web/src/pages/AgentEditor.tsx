@@ -135,9 +135,9 @@ export function AgentEditor({ id }: { id: string }) {
             </label>
             <label>
               Instructions
-              <textarea rows={5} maxLength={20000} value={draft.instructions} onChange={(e) => set({ instructions: e.target.value })} />
-              <span className="hint">How the agent behaves: tone, what to help with, what to avoid.</span>
+              <textarea rows={5} maxLength={20000} aria-describedby="instructions-hint" value={draft.instructions} onChange={(e) => set({ instructions: e.target.value })} />
             </label>
+            <span id="instructions-hint" className="hint under">How the agent behaves: tone, what to help with, what to avoid.</span>
             <fieldset className="stack knowledge">
               <legend>Knowledge</legend>
               <p className="hint">Text the agent answers from: opening hours, prices, policies…</p>
@@ -201,9 +201,9 @@ export function AgentEditor({ id }: { id: string }) {
             </fieldset>
             <label>
               Allowed origins
-              <textarea rows={2} placeholder="https://www.example.com" value={draft.allowed_origins} onChange={(e) => set({ allowed_origins: e.target.value })} />
-              <span className="hint">One per line: the websites where the chat widget may run.</span>
+              <textarea rows={2} placeholder="https://www.example.com" aria-describedby="origins-hint" value={draft.allowed_origins} onChange={(e) => set({ allowed_origins: e.target.value })} />
             </label>
+            <span id="origins-hint" className="hint under">One per line: the websites where the chat widget may run.</span>
             <ErrorText error={save.error} />
             <div className="row">
               <button type="submit" disabled={save.busy}>

@@ -78,8 +78,8 @@ export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Prom
       <label>
         Password
         <input type="password" autoComplete="new-password" required minLength={8} aria-describedby="password-hint" value={password} onChange={(e) => setPassword(e.target.value)} />
-        <span id="password-hint" className="hint">At least 8 characters.</span>
       </label>
+      <span id="password-hint" className="hint under">At least 8 characters.</span>
       {invitationToken ? null : (
         <label>
           Workspace name

@@ -158,9 +158,9 @@ export function ConversationDetail({ id }: { id: string }) {
         <form className="stack card" onSubmit={send}>
           <label>
             Reply as operator
-            <textarea rows={3} required value={reply} onChange={(e) => setReply(e.target.value)} />
-            <span className="hint">Replying takes over from the agent: it stays silent until you hand the conversation back.</span>
+            <textarea rows={3} required aria-describedby="reply-hint" value={reply} onChange={(e) => setReply(e.target.value)} />
           </label>
+          <span id="reply-hint" className="hint under">Replying takes over from the agent: it stays silent until you hand the conversation back.</span>
           <div>
             <button type="submit" disabled={action.busy || !reply.trim()}>
               Send reply

@@ -57,9 +57,9 @@ export function Members() {
           <form className="card stack" onSubmit={invite} aria-label="Invite someone">
             <h2>Invite someone</h2>
             <div className="row">
-              <label>
+              <label htmlFor="invite-role">
                 Role
-                <select value={role} onChange={(e) => setRole(e.target.value)}>
+                <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value)}>
                   <option value="member">Member</option>
                   <option value="admin">Admin</option>
                   {session.workspace.role === 'owner' ? <option value="owner">Owner</option> : null}

@@ -55,7 +55,7 @@ export function PreviewChat({ agentId, welcome }: { agentId: string; welcome: st
           <form className="row" onSubmit={send}>
             <label className="grow">
               <span className="sr-only">Message</span>
-              <input placeholder="Type a message" aria-label="Message" value={text} onChange={(e) => setText(e.target.value)} maxLength={10000} />
+              <input placeholder="Type a message" value={text} onChange={(e) => setText(e.target.value)} maxLength={10000} />
             </label>
             <button type="submit" disabled={waiting || !text.trim()}>
               Send
