@@ -118,6 +118,7 @@ describe.skipIf(!hasChromium)('dashboard in the browser', () => {
     await page.getByRole('button', { name: 'Done' }).click();
     const row = page.getByRole('row').filter({ hasText: 'CRM sync' });
     await expect(row.textContent()).resolves.toContain('chatbots:read, leads:read');
+    await expect(row.textContent()).resolves.toContain(owner.email);
     expect(await page.content()).not.toContain(secret);
     await page.getByRole('button', { name: 'Revoke CRM sync' }).click();
     await shot(page, '09-developers-revoke-confirm');

@@ -12,7 +12,13 @@ export function settingsRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/analytics', { schema: { querystring: AnalyticsQuery } }, async (request) => analytics.summary(dashboardContext(request), request.query));
 
-    app.get('/api-keys', { config: admin }, async (request) => ({ object: 'list', data: await apiKeys.list(dashboardContext(request)) }));
+    // Keys made in the dashboard name their creator by user id: shown as the member's email.
+    app.get('/api-keys', { config: admin }, async (request) => {
+      const ctx = dashboardContext(request);
+      const [keys, members] = await Promise.all([apiKeys.list(ctx), users.members(ctx)]);
+      const emails = new Map(members.map((m) => [`user:${m.user_id}`, m.email]));
+      return { object: 'list', data: keys.map((key) => ({ ...key, created_by_name: key.created_by ? (emails.get(key.created_by) ?? key.created_by.replace(/^[a-z_]+:/, '')) : null })) };
+    });
 
     // The same service as the CLI: the secret is returned this once.
     app.post('/api-keys', { schema: { body: CreateApiKeyBody }, config: admin }, async (request, reply) => {

@@ -66,7 +66,15 @@ export function AgentEditor({ id }: { id: string }) {
     }
   }, [loaded.data]);
 
-  if (loaded.error) return <ErrorText error={loaded.error} />;
+  if (loaded.error) {
+    return (
+      <>
+        <p className="crumbs"><Link to="/agents">Agents</Link></p>
+        <ErrorText error={loaded.error} />
+        <Link to="/agents">Back to your agents</Link>
+      </>
+    );
+  }
   if (!agent || !draft) return <p className="loading">Loading…</p>;
   const readOnly = agent.status === 'archived';
   const set = (changes: Partial<Draft>) => {

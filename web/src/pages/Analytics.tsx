@@ -15,8 +15,8 @@ interface Summary {
 /** A bar chart of one daily series (SVG), with a text table alternative for screen readers. */
 function DailyChart({ title, series, color }: { title: string; series: { date: string; value: number }[]; color: string }) {
   const max = Math.max(1, ...series.map((s) => s.value));
-  const width = 600;
-  const height = 140;
+  const width = 320;
+  const height = 110;
   const bar = width / Math.max(1, series.length);
   return (
     <figure className="card chart">
@@ -31,9 +31,9 @@ function DailyChart({ title, series, color }: { title: string; series: { date: s
             </rect>
           );
         })}
-        <text x={0} y={height + 15} fontSize={11} fill="#5b6478">{series[0]?.date}</text>
-        <text x={width} y={height + 15} fontSize={11} fill="#5b6478" textAnchor="end">{series[series.length - 1]?.date}</text>
-        <text x={4} y={12} fontSize={11} fill="#5b6478">{max}</text>
+        <text x={0} y={height + 15} fontSize={10} fill="#5b6478">{series[0]?.date}</text>
+        <text x={width} y={height + 15} fontSize={10} fill="#5b6478" textAnchor="end">{series[series.length - 1]?.date}</text>
+        <text x={4} y={12} fontSize={10} fill="#5b6478">{max}</text>
       </svg>
     </figure>
   );

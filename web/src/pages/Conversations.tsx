@@ -121,7 +121,14 @@ export function ConversationDetail({ id }: { id: string }) {
     if (await action.run(() => api('POST', `/conversations/${id}/${path}`))) refresh();
   }
   const c = conversation.data;
-  if (conversation.error) return <ErrorText error={conversation.error} />;
+  if (conversation.error) {
+    return (
+      <>
+        <ErrorText error={conversation.error} />
+        <Link to="/conversations">Back to conversations</Link>
+      </>
+    );
+  }
   if (!c) return <p className="loading">Loading…</p>;
   return (
     <>

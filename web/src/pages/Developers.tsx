@@ -12,6 +12,7 @@ interface ApiKey {
   prefix: string;
   scopes: string[];
   created_by: string | null;
+  created_by_name: string | null;
   created_at: string;
   expires_at: string | null;
   revoked_at: string | null;
@@ -168,7 +169,7 @@ export function Developers() {
                   <td>{key.name}</td>
                   <td><code>{key.prefix}…</code></td>
                   <td className="scope-list">{key.scopes.join(', ')}</td>
-                  <td>{key.created_by?.replace(/^(user|system|api_key):/, '') ?? '—'}</td>
+                  <td>{key.created_by_name ?? key.created_by ?? '—'}</td>
                   <td>{when(key.created_at)}</td>
                   <td>{when(key.last_used_at)}</td>
                   <td>{key.expires_at ? when(key.expires_at) : 'Never'}</td>
