@@ -4,7 +4,7 @@ import { AgentEditor } from './pages/AgentEditor';
 import { Agents } from './pages/Agents';
 import { Analytics } from './pages/Analytics';
 import { AuditLog } from './pages/AuditLog';
-import { Invite, SignIn, SignUp } from './pages/Auth';
+import { Invite, nextPath, SignIn, SignUp } from './pages/Auth';
 import { ConversationDetail, Conversations } from './pages/Conversations';
 import { Developers } from './pages/Developers';
 import { Home } from './pages/Home';
@@ -124,10 +124,10 @@ export function App() {
   if (path.startsWith('/invite/')) return <Invite token={path.split('/')[2] ?? ''} session={session} onSignedIn={reload} />;
   if (!session) {
     if (path === '/signup') return <SignUp onSignedIn={reload} />;
-    if (path !== '/signin') queueMicrotask(() => navigate('/signin', true));
+    if (path !== '/signin') queueMicrotask(() => navigate(path === '/' ? '/signin' : `/signin?next=${encodeURIComponent(path)}`, true));
     return <SignIn onSignedIn={reload} />;
   }
-  if (PUBLIC_PATHS.includes(path)) queueMicrotask(() => navigate('/', true));
+  if (PUBLIC_PATHS.includes(path)) queueMicrotask(() => navigate(nextPath(), true));
   return (
     <SessionContext.Provider value={{ session, reload }}>
       <Shell session={session} reload={reload} />

@@ -6,6 +6,12 @@ import { ErrorText, useAction, useLoad } from '../ui';
 
 type SignedIn = { csrf_token: string };
 
+// Where to go after signing in: a dashboard path from ?next= (never another site), else home.
+export function nextPath(): string {
+  const next = new URLSearchParams(window.location.search).get('next') ?? '/';
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
 function AuthCard({ title, children }: { title: string; children: ReactNode }) {
   return (
     <main className="auth" id="main">
@@ -29,7 +35,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     if (!result) return;
     setCsrfToken(result.csrf_token);
     await onSignedIn();
-    navigate('/', true);
+    navigate(nextPath(), true);
   }
   return (
     <AuthCard title="Sign in">
@@ -138,7 +144,7 @@ export function Invite({ token, session, onSignedIn }: { token: string; session:
         <>
           <SignUp onSignedIn={onSignedIn} invitationToken={token} />
           <p>
-            Have an account? <Link to="/signin">Sign in</Link>, then open this link again.
+            Have an account? <Link to={`/signin?next=${encodeURIComponent(`/invite/${token}`)}`}>Sign in to accept</Link>.
           </p>
         </>
       )}
