@@ -51,6 +51,11 @@ export interface AppOverrides {
   rateLimitStore?: RateLimitStore;
   /** Produces the agents' answers (tests pass slow or failing ones). */
   replyEngine?: ReplyEngine;
+  /**
+   * false: the background reply worker does not run (suites that build exact fixtures through /api/v1 and
+   * must not see agent answers appear); jobs are still recorded, and widget requests still answer inline.
+   */
+  replyWorker?: boolean;
 }
 
 /** How often the idle sweep runs. */
@@ -120,7 +125,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       app.log.warn(`Redis is unreachable at startup; rate limits follow the "${config.redis?.onFailure}" policy until it is back`);
     }
     // Jobs left by a crashed process (lapsed leases) are claimed on the first tick.
-    replyWorker.start();
+    if (overrides.replyWorker !== false) replyWorker.start();
   });
   app.addHook('onClose', async () => {
     clearInterval(sweeper);

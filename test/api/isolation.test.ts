@@ -12,7 +12,7 @@ let b: Tenant;
 const mine = {} as { bot: { id: string }; conversation: { id: string }; lead: { id: string } };
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock: testClock() });
+  t = await createTestApp({}, { clock: testClock(), replyWorker: false }); // exact fixtures: no agent answers appear in the background
   a = await t.tenant();
   b = await t.tenant();
   mine.bot = await makeChatbot(a, { name: 'A agent', description: 'of A' });

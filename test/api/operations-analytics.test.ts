@@ -36,7 +36,7 @@ async function summary(query = ''): Promise<Summary> {
 const dayOf = (s: Summary, date: string) => s.daily.find((d) => d.date === date);
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock });
+  t = await createTestApp({}, { clock, replyWorker: false }); // exact fixtures: no agent answers appear in the background
   tenant = await t.tenant();
   const ctx = systemContext(tenant.workspaceId, 'test');
   const post = (conversationId: string, content: string, role?: string) =>

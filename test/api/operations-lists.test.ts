@@ -33,7 +33,7 @@ const data = {} as {
 };
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock });
+  t = await createTestApp({}, { clock, replyWorker: false }); // exact fixtures: no agent answers appear in the background
   tenant = await t.tenant();
   const ctx = systemContext(tenant.workspaceId, 'test');
   const patch = (id: string, status: string) => must(tenant.request('PATCH', `/api/v1/chatbots/${id}`, { status }), 200);

@@ -11,7 +11,7 @@ let t: TestApp;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock: testClock() });
+  t = await createTestApp({}, { clock: testClock(), replyWorker: false }); // exact fixtures: no agent answers appear in the background
   tenant = await t.tenant();
 });
 afterAll(() => t.close());

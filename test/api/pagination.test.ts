@@ -10,7 +10,7 @@ const clock = testClock();
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock });
+  t = await createTestApp({}, { clock, replyWorker: false }); // exact fixtures: no agent answers appear in the background
 });
 afterAll(() => t.close());
 
