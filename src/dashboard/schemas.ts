@@ -69,8 +69,8 @@ export type AuditQueryInput = Static<typeof AuditQuery>;
 /** GET /app/api/audit/export. */
 export const AuditExportQuery = Type.Object({ format: Type.Enum(['csv', 'jsonl']) }, { additionalProperties: false });
 
-/** `{token}` in invitation paths. */
-export const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
+/** Invitation lookups and acceptance: the token travels in the body, never in a URL (URLs are logged). */
+export const InvitationTokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false });
 
 /** `{user_id}` in member paths. */
 export const UserParams = Type.Object({ user_id: Type.String({ maxLength: 64 }) });

@@ -116,12 +116,13 @@ describe('dashboard accounts and sessions', () => {
     const invite = await owner.request('POST', '/app/api/invitations', { role: 'member' });
     expect(invite.statusCode, invite.body).toBe(201);
     const { token, url } = invite.json();
-    expect(url).toMatch(/\/invite\/[A-Za-z0-9_-]{43}$/);
-    expect((await t.app.inject({ method: 'GET', url: `/app/api/invitations/${token}` })).json()).toMatchObject({ workspace_name: 'Team', role: 'member' });
+    expect(url).toMatch(/\/invite#[A-Za-z0-9_-]{43}$/);
+    const lookup = () => t.app.inject({ method: 'POST', url: '/app/api/invitations/lookup', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token }) });
+    expect((await lookup()).json()).toMatchObject({ workspace_name: 'Team', role: 'member' });
 
     const member = await signUp(t.app, { invitationToken: token });
     expect(member.workspaceId).toBe(owner.workspaceId);
-    expectProblem(await t.app.inject({ method: 'GET', url: `/app/api/invitations/${token}` }), 410, 'invitation_invalid');
+    expectProblem(await lookup(), 410, 'invitation_invalid');
 
     // A member works with agents but cannot reach key or member management.
     expect((await member.request('POST', '/app/api/chatbots', { name: 'Member agent' })).statusCode).toBe(201);
@@ -143,7 +144,7 @@ describe('dashboard accounts and sessions', () => {
     // The member (now admin) also has their own workspace and switches between the two.
     const ownOther = await signUp(t.app, { workspaceName: 'Elsewhere' });
     const otherInvite = (await ownOther.request('POST', '/app/api/invitations', { role: 'member' })).json();
-    expect((await member.request('POST', `/app/api/invitations/${otherInvite.token}/accept`)).statusCode).toBe(200);
+    expect((await member.request('POST', '/app/api/invitations/accept', { token: otherInvite.token })).statusCode).toBe(200);
     const session = (await member.request('GET', '/app/api/session')).json();
     expect(session.workspace).toMatchObject({ id: ownOther.workspaceId, role: 'member' });
     expect(session.workspaces.map((w: { name: string }) => w.name)).toEqual(['Team', 'Elsewhere']);
@@ -158,6 +159,22 @@ describe('dashboard accounts and sessions', () => {
     expect(again.workspaceId).toBe(ownOther.workspaceId);
     const actions = (await t.app.services.audit.list(owner.workspaceId)).map((e) => `${e.action}:${e.actor.name}`);
     expect(actions).toEqual(expect.arrayContaining([`member.removed:${owner.email}`, `member.role_changed:${owner.email}`, `member.added:${member.email}`, `invitation.created:${owner.email}`]));
+  });
+
+  it('marks the cookie Secure when the public URL is https', async () => {
+    const secure = await createTestApp({ publicUrl: 'https://agents.example.com' });
+    try {
+      const response = await secure.app.inject({
+        method: 'POST',
+        url: '/app/api/signup',
+        headers: { 'content-type': 'application/json', origin: 'https://agents.example.com' },
+        payload: JSON.stringify({ email: uniqueEmail(), password: 'long enough password', workspace_name: 'Secure Co' }),
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      expect(String(response.headers['set-cookie'])).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
+    } finally {
+      await secure.close();
+    }
   });
 
   it('keeps /app/api out of the public OpenAPI document', async () => {

@@ -121,7 +121,7 @@ export function App() {
   }, [path]);
 
   if (session === undefined) return <p className="loading">Loading…</p>;
-  if (path.startsWith('/invite/')) return <Invite token={path.split('/')[2] ?? ''} session={session} onSignedIn={reload} />;
+  if (path === '/invite') return <Invite token={window.location.hash.slice(1)} session={session} onSignedIn={reload} />;
   if (!session) {
     if (path === '/signup') return <SignUp onSignedIn={reload} />;
     if (path !== '/signin') queueMicrotask(() => navigate(path === '/' ? '/signin' : `/signin?next=${encodeURIComponent(path)}`, true));

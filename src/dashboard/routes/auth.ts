@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../http/errors.js';
 import type { Services } from '../../services.js';
-import { SignInBody, SignUpBody, SwitchWorkspaceBody, TokenParams } from '../schemas.js';
+import { InvitationTokenBody, SignInBody, SignUpBody, SwitchWorkspaceBody } from '../schemas.js';
 import { requestFacts, setSessionCookie } from '../session.js';
 import type { signInLimiter } from '../sign-in-limit.js';
 
@@ -60,13 +60,13 @@ export function authRoutes(services: Services, config: Config, spendAttempt: Ret
       return reply.code(204).send();
     });
 
-    app.get('/invitations/:token', { schema: { params: TokenParams }, config: { publicRoute: true } }, async (request) =>
-      invitations.preview(request.params.token),
+    app.post('/invitations/lookup', { schema: { body: InvitationTokenBody }, config: { publicRoute: true } }, async (request) =>
+      invitations.preview(request.body.token),
     );
 
-    app.post('/invitations/:token/accept', { schema: { params: TokenParams } }, async (request, reply) => {
+    app.post('/invitations/accept', { schema: { body: InvitationTokenBody } }, async (request, reply) => {
       const session = request.session!;
-      const workspaceId = await invitations.accept(request.params.token, { id: session.userId, email: session.email }, requestFacts(request));
+      const workspaceId = await invitations.accept(request.body.token, { id: session.userId, email: session.email }, requestFacts(request));
       await sessions.switchWorkspace(session, workspaceId);
       return reply.code(200).send({ workspace_id: workspaceId });
     });

@@ -38,9 +38,10 @@ export function settingsRoutes(services: Services): FastifyPluginAsyncTypebox {
       return { object: 'list', data: members, invitations: open };
     });
 
+    // The token goes in the link's fragment, which browsers never send: it cannot end up in access logs.
     app.post('/invitations', { schema: { body: CreateInvitationBody }, config: admin }, async (request, reply) => {
       const { invitation, token } = await invitations.create(dashboardContext(request), request.session!.role, request.body);
-      return reply.code(201).send({ ...invitation, token, url: `${app.config.publicUrl}/invite/${token}` });
+      return reply.code(201).send({ ...invitation, token, url: `${app.config.publicUrl}/invite#${token}` });
     });
 
     app.patch('/members/:user_id', { schema: { params: UserParams, body: ChangeRoleBody }, config: admin }, async (request) =>

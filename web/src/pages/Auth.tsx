@@ -112,10 +112,10 @@ export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Prom
 
 /** An invitation link: accept it signed in, or create an account through it. */
 export function Invite({ token, session, onSignedIn }: { token: string; session: Session | null; onSignedIn: () => Promise<void> }) {
-  const invitation = useLoad(() => api<{ workspace_name: string; role: string }>('GET', `/invitations/${token}`), [token]);
+  const invitation = useLoad(() => api<{ workspace_name: string; role: string }>('POST', '/invitations/lookup', { token }), [token]);
   const { busy, error, run } = useAction();
   async function accept() {
-    if (await run(() => api('POST', `/invitations/${token}/accept`))) {
+    if (await run(() => api('POST', '/invitations/accept', { token }))) {
       await onSignedIn();
       navigate('/', true);
     }
@@ -144,7 +144,7 @@ export function Invite({ token, session, onSignedIn }: { token: string; session:
         <>
           <SignUp onSignedIn={onSignedIn} invitationToken={token} />
           <p>
-            Have an account? <Link to={`/signin?next=${encodeURIComponent(`/invite/${token}`)}`}>Sign in to accept</Link>.
+            Have an account? <Link to={`/signin?next=${encodeURIComponent(`/invite#${token}`)}`}>Sign in to accept</Link>.
           </p>
         </>
       )}
