@@ -121,7 +121,7 @@ export function AgentEditor({ id }: { id: string }) {
             <button type="button" className="danger" onClick={() => void move(confirming.to)}>
               Confirm {confirming.label.toLowerCase()}
             </button>
-            <button type="button" className="secondary" onClick={() => setConfirming(null)}>
+            <button type="button" className="secondary" autoFocus onClick={() => setConfirming(null)}>
               Cancel
             </button>
           </div>

@@ -138,7 +138,7 @@ export function Developers() {
             <button type="button" className="danger" disabled={revoke.busy} onClick={() => void confirmRevoke()}>
               Confirm revoke
             </button>
-            <button type="button" className="secondary" onClick={() => setRevoking(null)}>
+            <button type="button" className="secondary" autoFocus onClick={() => setRevoking(null)}>
               Cancel
             </button>
           </div>
