@@ -33,6 +33,7 @@ import { widgetAccessHook } from './modules/runtime/widget-access.js';
 import { widgetRoutes } from './modules/runtime/widget-routes.js';
 import { createWidgetService } from './modules/runtime/widget-service.js';
 import { createServices, type Services } from './services.js';
+import { registerDashboard } from './dashboard/plugin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -178,6 +179,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     { prefix: '/api/v1' },
   );
+  await registerDashboard(app, { rateLimitStore, clock });
 
   await app.register(
     async (publicApi) => {

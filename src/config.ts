@@ -32,6 +32,8 @@ export interface Config {
   trustProxy: boolean;
   /** Requests per rolling minute per API key and per workspace (continuous refill). */
   rateLimit: { keyPerMinute: number; workspacePerMinute: number };
+  /** Dashboard sign-in attempts per 15 minutes, per IP and email and per IP (GCRA, same store as the API's). */
+  signInLimit: { perIpAndEmail: number; perIp: number };
   /** Redis for state shared by instances (rate-limit budgets); null keeps it in process. */
   redis: { url: string; onFailure: 'local' | 'open' | 'closed' } | null;
   /** The public chat endpoints (/widget/v1): requests per rolling minute per client IP, messages per conversation. */
@@ -213,6 +215,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: {
       keyPerMinute: integer(env, 'RATE_LIMIT_KEY_PER_MINUTE', 600, 1, 1_000_000_000),
       workspacePerMinute: integer(env, 'RATE_LIMIT_WORKSPACE_PER_MINUTE', 1800, 1, 1_000_000_000),
+    },
+    signInLimit: {
+      perIpAndEmail: integer(env, 'SIGN_IN_ATTEMPTS_PER_15_MINUTES', 10, 1, 1_000_000),
+      perIp: integer(env, 'SIGN_IN_ATTEMPTS_PER_IP_PER_15_MINUTES', 100, 1, 1_000_000),
     },
     redis: redisConfig(env),
     llm: llmConfig(env),

@@ -33,12 +33,10 @@ async function main(): Promise<void> {
   const where = config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL';
   app.log.info(`serving the API at ${config.publicUrl}/api/v1 (reference: ${config.publicUrl}/docs, database: ${where})`);
   if (!(await app.services.apiKeys.anyExist())) {
-    // A first run: nobody can call the API yet, so say how to get a key.
+    // A first run: say where to start.
     app.log.info(
-      'no API keys yet. Create a workspace and a key in another terminal (same folder and DATABASE_URL): ' +
-        'npm run --silent cli -- workspace create --name "My company" --json   then   ' +
-        'npm run --silent cli -- key create --workspace <ws_id from above> --scopes all --json   ' +
-        '(optional sample data: npm run --silent cli -- demo seed --workspace <ws_id>)',
+      `first run? Open ${config.publicUrl} in a browser and create your account: the dashboard leads you to a working agent and an API key. ` +
+        '(Without a browser: npm run --silent cli -- workspace create --name "My company" --json, then key create --workspace <ws_id> --scopes all --json.)',
     );
   }
 }

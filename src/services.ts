@@ -10,6 +10,9 @@ import { createMessageService, noReplies, type ReplyRequester } from './modules/
 import { createWorkspaceService } from './modules/workspaces/service.js';
 import { createAuditService } from './modules/audit/service.js';
 import { createAuditWriter } from './modules/audit/writer.js';
+import { createInvitationService } from './modules/invitations/service.js';
+import { createSessionService } from './modules/sessions/service.js';
+import { createUserService } from './modules/users/service.js';
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -22,6 +25,7 @@ export interface ServiceDeps {
 export function createServices({ db, clock, replies = noReplies }: ServiceDeps) {
   const audit = createAuditWriter(clock);
   const conversations = createConversationService(db, clock, audit);
+  const users = createUserService(db, clock, audit);
   return {
     workspaces: createWorkspaceService(db, clock, audit),
     apiKeys: createApiKeyService(db, clock, audit),
@@ -31,6 +35,9 @@ export function createServices({ db, clock, replies = noReplies }: ServiceDeps) 
     leads: createLeadService(db, clock, audit),
     analytics: createAnalyticsService(db, clock),
     audit: createAuditService(db),
+    users,
+    sessions: createSessionService(db, clock),
+    invitations: createInvitationService(db, clock, audit, users),
   };
 }
 

@@ -164,6 +164,51 @@ export interface KnowledgeEntriesTable {
   content: string;
 }
 
+/** A person who signs in to the dashboard. */
+export interface UsersTable {
+  id: string;
+  /** Lowercased; unique. */
+  email: string;
+  /** argon2id PHC string. */
+  password_hash: string;
+  created_at: string;
+}
+
+/** A user's role in a workspace. */
+export interface MembershipsTable {
+  user_id: string;
+  workspace_id: string;
+  role: 'owner' | 'admin' | 'member';
+  created_at: string;
+}
+
+/** A signed-in browser. The id is the SHA-256 (hex) of the cookie token; the token itself is never stored. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  /** The workspace the session currently works in (switchable among the user's memberships). */
+  workspace_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+  last_seen_at: string;
+}
+
+/** A one-time link that makes its holder a member of a workspace. */
+export interface InvitationsTable {
+  id: string;
+  /** SHA-256 (hex) of the link's token. */
+  token_hash: string;
+  workspace_id: string;
+  role: 'owner' | 'admin' | 'member';
+  email: string | null;
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+}
+
 /** A durable request for the agent's answer to one visitor message (see src/modules/runtime). */
 export interface ReplyJobsTable {
   id: string;
@@ -204,6 +249,10 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   daily_stats: DailyStatsTable;
   knowledge_entries: KnowledgeEntriesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  sessions: SessionsTable;
+  invitations: InvitationsTable;
   reply_jobs: ReplyJobsTable;
   visitor_tokens: VisitorTokensTable;
 }

@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   visitor: 'vis',
   auditEvent: 'evt',
   request: 'req',
+  user: 'usr',
+  invitation: 'inv',
   replyJob: 'rjob',
 } as const;
 

@@ -3,6 +3,7 @@ import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_write_guarantees.js';
 import * as m0003 from './0003_daily_stats.js';
 import * as m0005 from './0005_knowledge_search.js';
+import * as m0006 from './0006_accounts.js';
 import * as m0007 from './0007_runtime.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
@@ -11,5 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002_write_guarantees': m0002,
   '0003_daily_stats': m0003,
   '0005_knowledge_search': m0005,
+  '0006_accounts': m0006,
   '0007_runtime': m0007,
 };

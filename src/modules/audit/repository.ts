@@ -1,5 +1,15 @@
 import type { AuditEventsTable, Db } from '../../db/schema.js';
 
+/** Filters of the dashboard's audit log. */
+export interface AuditFilter {
+  /** An actor id or name (e.g. a user's email or a key id). */
+  actor?: string;
+  action?: string;
+  occurredAfter?: string;
+  occurredBefore?: string;
+  beforeSeq?: number;
+}
+
 /** SQL for the audit log: append, read in order, and the chain head on the workspace row. */
 export const auditRepository = {
   /**
@@ -42,6 +52,20 @@ export const auditRepository = {
       .orderBy('seq', 'asc')
       .limit(limit)
       .execute();
+  },
+
+  /** Events of a workspace matching the filters, newest first, before a sequence number (paging). */
+  async search(db: Db, workspaceId: string, filter: AuditFilter, limit: number): Promise<AuditEventsTable[]> {
+    let query = db.selectFrom('audit_events').selectAll().where('workspace_id', '=', workspaceId);
+    if (filter.actor) {
+      const actor = filter.actor;
+      query = query.where((eb) => eb.or([eb('actor_id', '=', actor), eb('actor_name', '=', actor)]));
+    }
+    if (filter.action) query = query.where('action', '=', filter.action);
+    if (filter.occurredAfter) query = query.where('occurred_at', '>=', filter.occurredAfter);
+    if (filter.occurredBefore) query = query.where('occurred_at', '<', filter.occurredBefore);
+    if (filter.beforeSeq !== undefined) query = query.where('seq', '<', filter.beforeSeq);
+    return query.orderBy('seq', 'desc').limit(limit).execute();
   },
 
   /** The newest events of a workspace, newest first. */

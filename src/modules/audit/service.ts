@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AuditEventsTable, Database } from '../../db/schema.js';
 import { parseJson } from '../../lib/json.js';
 import { chainVerifier, type ChainBreak } from './chain.js';
-import { auditRepository } from './repository.js';
+import { auditRepository, type AuditFilter } from './repository.js';
 import type { Changes } from './writer.js';
 
 /** An audit event as presented (CLI, exports, dashboard). */
@@ -63,6 +63,11 @@ export function createAuditService(db: Kysely<Database>) {
     /** The newest events of a workspace, newest first. */
     async list(workspaceId: string, limit = 100): Promise<AuditEventView[]> {
       return (await auditRepository.newest(db, workspaceId, limit)).map(present);
+    },
+
+    /** Events matching the filters, newest first, at most `limit`. */
+    async search(workspaceId: string, filter: AuditFilter, limit = 50): Promise<AuditEventView[]> {
+      return (await auditRepository.search(db, workspaceId, filter, limit)).map(present);
     },
 
     /** Every event of a workspace, oldest first, streamed in batches. */

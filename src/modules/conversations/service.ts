@@ -62,6 +62,19 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
       });
     },
 
+    /** Hands a conversation an operator took over back to the agent (mode human → agent), audited. */
+    async handBack(ctx: OperationContext, id: string): Promise<ConversationView> {
+      return inTransaction(db, ctx, async (trx) => {
+        const row = await this.load({ ...ctx, trx }, id, { forUpdate: true });
+        if (row.status === 'closed') throw new AppError('conversation_closed', 'This conversation is closed.');
+        if (row.mode === 'agent') return presentConversation(row);
+        const updated = { ...row, mode: 'agent', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
+        await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { mode: updated.mode, updated_at: updated.updated_at });
+        await audit.record(trx, ctx, { action: 'conversation.handed_back', target: { type: 'conversation', id: row.id }, changes: { mode: { before: row.mode, after: 'agent' } } });
+        return presentConversation(updated);
+      });
+    },
+
     /** Starts a conversation with an agent of the actor's workspace. */
     async start(ctx: OperationContext, input: StartConversationInput): Promise<ConversationView> {
       return inTransaction(db, ctx, async (trx) => {

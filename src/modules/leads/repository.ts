@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import { lockedForUpdate } from '../../db/dialect.js';
 import { precompiled } from '../../db/precompiled.js';
 import { afterKeyset } from '../../db/keyset.js';
@@ -33,6 +33,8 @@ export interface LeadListFilter {
   createdAfter?: string;
   createdBefore?: string;
   updatedAfter?: string;
+  /** Substring of name, email, company or phone (dashboard search). */
+  search?: string;
 }
 
 // Reads by id are on most requests' path: built and compiled once.
@@ -60,6 +62,13 @@ export const leadRepository = {
     if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.email) query = query.where('email', '=', filter.email);
+    if (filter.search) {
+      // Case-insensitive substring match on the contact fields (the dashboard's search box).
+      const pattern = `%${filter.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where((eb) =>
+        eb.or(['name', 'email', 'company', 'phone'].map((column) => eb(sql`lower(${sql.ref(column)})`, 'like', sql`${pattern} escape '\\'`))),
+      );
+    }
     if (filter.createdAfter) query = query.where('created_at', '>', filter.createdAfter);
     if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
     if (filter.updatedAfter) query = query.where('updated_at', '>', filter.updatedAfter);

@@ -115,8 +115,9 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
     },
 
     /** A page of the workspace's leads, newest first. */
-    async list(ctx: OperationContext, query: ListLeadsFilters): Promise<Page<LeadView>> {
+    async list(ctx: OperationContext, query: ListLeadsFilters & { search?: string }): Promise<Page<LeadView>> {
       const filters = {
+        search: query.search?.trim() || undefined,
         list: 'leads',
         chatbotId: query.chatbot_id,
         conversationId: query.conversation_id,

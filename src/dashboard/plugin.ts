@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../lib/clock.js';
+import type { RateLimitStore } from '../lib/rate-limit/types.js';
+import { createPreview } from './preview.js';
+import { agentRoutes } from './routes/agents.js';
+import { auditRoutes } from './routes/audit.js';
+import { authRoutes } from './routes/auth.js';
+import { conversationRoutes } from './routes/conversations.js';
+import { leadRoutes } from './routes/leads.js';
+import { settingsRoutes } from './routes/settings.js';
+import { sessionHook } from './session.js';
+import { signInLimiter } from './sign-in-limit.js';
+import { registerWebApp } from './static.js';
+
+/** What the dashboard needs besides the app's services and config. */
+export interface DashboardDeps {
+  rateLimitStore: RateLimitStore;
+  clock: Clock;
+}
+
+/**
+ * The web dashboard: the session-authenticated JSON API under /app/api (hidden from the public OpenAPI
+ * document) over the same services, schemas and problem details as /api/v1, and the built single-page app.
+ */
+export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const { services, config } = app;
+  const api: FastifyPluginAsyncTypebox = async (scope) => {
+    scope.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+    scope.addHook('onRequest', sessionHook(services.sessions, config));
+    scope.addHook('onSend', async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+    });
+    await scope.register(authRoutes(services, config, signInLimiter(deps.rateLimitStore, config.signInLimit, deps.clock)));
+    await scope.register(agentRoutes(services, createPreview(services, app.runtime.worker)));
+    await scope.register(conversationRoutes(services));
+    await scope.register(leadRoutes(services));
+    await scope.register(settingsRoutes(services));
+    await scope.register(auditRoutes(services));
+  };
+  await app.register(api, { prefix: '/app/api' });
+  registerWebApp(app);
+
+  const sweeper = setInterval(() => {
+    services.sessions.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'session sweep failed'));
+  }, 60 * 60_000);
+  sweeper.unref();
+  app.addHook('onClose', async () => clearInterval(sweeper));
+}

@@ -1,0 +1,153 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { api, setCsrfToken } from '../api';
+import { Link, navigate } from '../router';
+import type { Session } from '../session';
+import { ErrorText, useAction, useLoad } from '../ui';
+
+type SignedIn = { csrf_token: string };
+
+// Where to go after signing in: a dashboard path from ?next= (never another site), else home.
+export function nextPath(): string {
+  const next = new URLSearchParams(window.location.search).get('next') ?? '/';
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+function AuthCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <main className="auth" id="main">
+      <div className="auth-card">
+        <p className="brand" aria-hidden="true">◆ Agents</p>
+        <h1>{title}</h1>
+        {children}
+      </div>
+    </main>
+  );
+}
+
+/** Sign-in: Email, Password, "Sign in". */
+export function SignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const result = await run(() => api<SignedIn>('POST', '/signin', { email, password }));
+    if (!result) return;
+    setCsrfToken(result.csrf_token);
+    await onSignedIn();
+    navigate(nextPath(), true);
+  }
+  return (
+    <AuthCard title="Sign in">
+      <form onSubmit={submit} className="stack">
+        <label>
+          Email
+          <input type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label>
+          Password
+          <input type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <ErrorText error={error} />
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+      </form>
+      <p>
+        New here? <Link to="/signup">Create an account</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** Sign-up: the first account creates its workspace. Email, Password, Workspace name, "Create account". */
+export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Promise<void>; invitationToken?: string }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [workspaceName, setWorkspaceName] = useState('');
+  const { busy, error, run } = useAction();
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const body = invitationToken ? { email, password, invitation_token: invitationToken } : { email, password, workspace_name: workspaceName };
+    const result = await run(() => api<SignedIn>('POST', '/signup', body));
+    if (!result) return;
+    setCsrfToken(result.csrf_token);
+    await onSignedIn();
+    navigate('/', true);
+  }
+  const form = (
+    <form onSubmit={submit} className="stack">
+      <label>
+        Email
+        <input type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </label>
+      <label>
+        Password
+        <input type="password" autoComplete="new-password" required minLength={8} aria-describedby="password-hint" value={password} onChange={(e) => setPassword(e.target.value)} />
+      </label>
+      <span id="password-hint" className="hint under">At least 8 characters.</span>
+      {invitationToken ? null : (
+        <label>
+          Workspace name
+          <input type="text" required maxLength={200} placeholder="e.g. your company" value={workspaceName} onChange={(e) => setWorkspaceName(e.target.value)} />
+        </label>
+      )}
+      <ErrorText error={error} />
+      <button type="submit" disabled={busy}>
+        Create account
+      </button>
+    </form>
+  );
+  if (invitationToken) return form;
+  return (
+    <AuthCard title="Create your account">
+      <p className="lead">Run AI agents that talk to your website visitors. Your account creates a workspace you own.</p>
+      {form}
+      <p>
+        Already have an account? <Link to="/signin">Sign in</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** An invitation link: accept it signed in, or create an account through it. */
+export function Invite({ token, session, onSignedIn }: { token: string; session: Session | null; onSignedIn: () => Promise<void> }) {
+  const invitation = useLoad(() => api<{ workspace_name: string; role: string }>('POST', '/invitations/lookup', { token }), [token]);
+  const { busy, error, run } = useAction();
+  async function accept() {
+    if (await run(() => api('POST', '/invitations/accept', { token }))) {
+      await onSignedIn();
+      navigate('/', true);
+    }
+  }
+  if (invitation.error) {
+    return (
+      <AuthCard title="Invitation">
+        <ErrorText error={invitation.error} />
+        <Link to="/">Go to the dashboard</Link>
+      </AuthCard>
+    );
+  }
+  if (!invitation.data) return <p className="loading">Loading…</p>;
+  return (
+    <AuthCard title={`Join ${invitation.data.workspace_name}`}>
+      <p>You are invited as {invitation.data.role}.</p>
+      {session ? (
+        <>
+          <p>Signed in as {session.user.email}.</p>
+          <ErrorText error={error} />
+          <button type="button" disabled={busy} onClick={() => void accept()}>
+            Accept invitation
+          </button>
+        </>
+      ) : (
+        <>
+          <SignUp onSignedIn={onSignedIn} invitationToken={token} />
+          <p>
+            Have an account? <Link to={`/signin?next=${encodeURIComponent(`/invite#${token}`)}`}>Sign in to accept</Link>.
+          </p>
+        </>
+      )}
+    </AuthCard>
+  );
+}

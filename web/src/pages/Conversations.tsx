@@ -1,0 +1,181 @@
+import { useState, type FormEvent } from 'react';
+import { api, dayEnd, dayStart, query, when } from '../api';
+import { Link } from '../router';
+import type { Agent, Conversation, Message, Page } from '../types';
+import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+
+/** Agents of the workspace by id, for names in lists and filters. */
+export function useAgents() {
+  return useLoad(() => api<Page<Agent>>('GET', '/chatbots?limit=100'), []);
+}
+
+/** Conversations with filters by agent, status and date. */
+export function Conversations() {
+  const agents = useAgents();
+  const [filters, setFilters] = useState({ chatbot_id: '', status: '', from: '', to: '' });
+  const [cursor, setCursor] = useState<string | null>(null);
+  const list = useLoad(
+    () =>
+      api<Page<Conversation>>(
+        'GET',
+        `/conversations${query({ chatbot_id: filters.chatbot_id, status: filters.status, created_after: dayStart(filters.from), created_before: dayEnd(filters.to), limit: 25, cursor })}`,
+      ),
+    [filters, cursor],
+  );
+  const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
+  const setFilter = (changes: Partial<typeof filters>) => {
+    setCursor(null);
+    setFilters({ ...filters, ...changes });
+  };
+  return (
+    <>
+      <PageHeader title="Conversations" />
+      <form className="filters row" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Agent
+          <select value={filters.chatbot_id} onChange={(e) => setFilter({ chatbot_id: e.target.value })}>
+            <option value="">All agents</option>
+            {(agents.data?.data ?? []).map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={filters.status} onChange={(e) => setFilter({ status: e.target.value })}>
+            <option value="">Any</option>
+            <option value="open">Open</option>
+            <option value="closed">Closed</option>
+          </select>
+        </label>
+        <label>
+          From
+          <input type="date" value={filters.from} onChange={(e) => setFilter({ from: e.target.value })} />
+        </label>
+        <label>
+          To
+          <input type="date" value={filters.to} onChange={(e) => setFilter({ to: e.target.value })} />
+        </label>
+      </form>
+      <ErrorText error={list.error} />
+      {list.data && list.data.data.length === 0 ? <p className="empty">No conversations match. They appear when visitors chat with a published agent.</p> : null}
+      {list.data && list.data.data.length > 0 ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Visitor</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Status</th>
+              <th scope="col">Channel</th>
+              <th scope="col">Messages</th>
+              <th scope="col">Last message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((c) => (
+              <tr key={c.id}>
+                <td>
+                  <Link to={`/conversations/${c.id}`}>{c.visitor.name || c.visitor.email || 'Visitor'}</Link>
+                </td>
+                <td>{names.get(c.chatbot_id) ?? c.chatbot_id}</td>
+                <td>
+                  <Badge value={c.status} /> {c.mode === 'human' ? <Badge value="human" /> : null}
+                </td>
+                <td>{c.channel}</td>
+                <td>{c.message_count}</td>
+                <td>{when(c.last_message_at ?? c.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {list.data?.next_cursor ? (
+        <button type="button" className="secondary" onClick={() => setCursor(list.data!.next_cursor)}>
+          Next page
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+/** One conversation: the transcript, an operator's reply (the agent goes silent), hand back, close. */
+export function ConversationDetail({ id }: { id: string }) {
+  const conversation = useLoad(() => api<Conversation>('GET', `/conversations/${id}`), [id]);
+  const messages = useLoad(() => api<Page<Message>>('GET', `/conversations/${id}/messages?limit=100`), [id]);
+  const [reply, setReply] = useState('');
+  const action = useAction();
+  const refresh = () => {
+    conversation.reload();
+    messages.reload();
+  };
+  async function send(event: FormEvent) {
+    event.preventDefault();
+    if (await action.run(() => api('POST', `/conversations/${id}/messages`, { content: reply }))) {
+      setReply('');
+      refresh();
+    }
+  }
+  async function post(path: string) {
+    if (await action.run(() => api('POST', `/conversations/${id}/${path}`))) refresh();
+  }
+  const c = conversation.data;
+  if (conversation.error) {
+    return (
+      <>
+        <ErrorText error={conversation.error} />
+        <Link to="/conversations">Back to conversations</Link>
+      </>
+    );
+  }
+  if (!c) return <p className="loading">Loading…</p>;
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/conversations">Conversations</Link> / {c.visitor.name || 'Visitor'}
+      </p>
+      <PageHeader title={`Conversation with ${c.visitor.name || 'a visitor'}`}>
+        <Badge value={c.status} />
+        <Badge value={c.mode === 'human' ? 'human' : 'agent'} />
+        {c.mode === 'human' && c.status === 'open' ? (
+          <button type="button" className="secondary" onClick={() => void post('hand-back')}>
+            Hand back to agent
+          </button>
+        ) : null}
+        {c.status === 'open' ? (
+          <button type="button" className="danger" onClick={() => void post('close')}>
+            Close conversation
+          </button>
+        ) : null}
+      </PageHeader>
+      <p className="hint">
+        Channel {c.channel} · started {when(c.created_at)} {c.visitor.email ? `· ${c.visitor.email}` : ''}
+      </p>
+      <ol className="transcript card" aria-label="Transcript">
+        {(messages.data?.data ?? []).map((m) => (
+          <li key={m.id} className={`msg ${m.role}`}>
+            <span className="who">{m.role === 'user' ? 'Visitor' : m.role === 'assistant' ? 'Agent' : 'Operator'}</span>
+            {m.content}
+            <time dateTime={m.created_at}>{when(m.created_at)}</time>
+          </li>
+        ))}
+      </ol>
+      {c.status === 'open' ? (
+        <form className="stack card" onSubmit={send}>
+          <label>
+            Reply as operator
+            <textarea rows={3} required aria-describedby="reply-hint" value={reply} onChange={(e) => setReply(e.target.value)} />
+          </label>
+          <span id="reply-hint" className="hint under">Replying takes over from the agent: it stays silent until you hand the conversation back.</span>
+          <div>
+            <button type="submit" disabled={action.busy || !reply.trim()}>
+              Send reply
+            </button>
+          </div>
+        </form>
+      ) : null}
+      <ErrorText error={action.error} />
+    </>
+  );
+}

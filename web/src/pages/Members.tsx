@@ -1,0 +1,136 @@
+import { useState, type FormEvent } from 'react';
+import { api, when } from '../api';
+import { isAdmin, useSession } from '../session';
+import { CopyButton, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { AdminOnly, SettingsNav } from './Settings';
+
+interface Member {
+  user_id: string;
+  email: string;
+  role: string;
+  joined_at: string;
+}
+
+interface Invitation {
+  id: string;
+  role: string;
+  email: string | null;
+  expires_at: string;
+}
+
+/** Settings → Members: invitation links with a role, the member list, role changes and removal. */
+export function Members() {
+  const { session } = useSession();
+  const admin = isAdmin(session);
+  const members = useLoad(() => (admin ? api<{ data: Member[]; invitations: Invitation[] }>('GET', '/members') : Promise.resolve(null)), [admin]);
+  const [role, setRole] = useState('member');
+  const [email, setEmail] = useState('');
+  const [link, setLink] = useState<string | null>(null);
+  const action = useAction();
+
+  async function invite(event: FormEvent) {
+    event.preventDefault();
+    const created = await action.run(() => api<{ url: string }>('POST', '/invitations', { role, email: email || null }));
+    if (created) {
+      setLink(created.url);
+      setEmail('');
+      members.reload();
+    }
+  }
+  async function change(userId: string, next: string) {
+    if (await action.run(() => api('PATCH', `/members/${userId}`, { role: next }))) members.reload();
+  }
+  async function remove(member: Member) {
+    if (!window.confirm(`Remove ${member.email} from ${session.workspace.name}?`)) return;
+    await action.run(() => api('DELETE', `/members/${member.user_id}`));
+    members.reload();
+  }
+
+  return (
+    <>
+      <PageHeader title="Members" />
+      <SettingsNav />
+      {!admin ? (
+        <AdminOnly />
+      ) : (
+        <>
+          <form className="card stack" onSubmit={invite} aria-label="Invite someone">
+            <h2>Invite someone</h2>
+            <div className="row">
+              <label htmlFor="invite-role">
+                Role
+                <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value)}>
+                  <option value="member">Member</option>
+                  <option value="admin">Admin</option>
+                  {session.workspace.role === 'owner' ? <option value="owner">Owner</option> : null}
+                </select>
+              </label>
+              <label>
+                Email (optional)
+                <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+              </label>
+            </div>
+            <div>
+              <button type="submit" disabled={action.busy}>
+                Create invite link
+              </button>
+            </div>
+            {link ? (
+              <div className="row" role="status">
+                <code className="secret-value" data-testid="invite-link">{link}</code>
+                <CopyButton text={link} label="Copy link" />
+              </div>
+            ) : null}
+            <p className="hint">The link works once, for 7 days. Members work with agents, conversations and leads; admins also manage keys and members.</p>
+          </form>
+          <ErrorText error={action.error ?? members.error} />
+          <table>
+            <caption className="sr-only">Members</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col"><span className="sr-only">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              {(members.data?.data ?? []).map((m) => (
+                <tr key={m.user_id}>
+                  <td>{m.email}{m.user_id === session.user.id ? ' (you)' : ''}</td>
+                  <td>
+                    <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => void change(m.user_id, e.target.value)}>
+                      <option value="owner">owner</option>
+                      <option value="admin">admin</option>
+                      <option value="member">member</option>
+                    </select>
+                  </td>
+                  <td>{when(m.joined_at)}</td>
+                  <td>
+                    {m.user_id !== session.user.id ? (
+                      <button type="button" className="danger small" onClick={() => void remove(m)}>
+                        Remove<span className="sr-only"> {m.email}</span>
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {members.data && members.data.invitations.length > 0 ? (
+            <>
+              <h2>Open invitations</h2>
+              <ul className="plain">
+                {members.data.invitations.map((i) => (
+                  <li key={i.id}>
+                    {i.role}{i.email ? ` for ${i.email}` : ''} · expires {when(i.expires_at)}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+        </>
+      )}
+    </>
+  );
+}

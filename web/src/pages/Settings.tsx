@@ -1,0 +1,46 @@
+import { Link } from '../router';
+import { isAdmin, useSession } from '../session';
+import { PageHeader } from '../ui';
+
+/** The Settings sub-navigation (Developers, Members, Audit log). */
+export function SettingsNav() {
+  return (
+    <nav aria-label="Settings" className="subnav">
+      <ul>
+        <li><Link to="/settings/developers">Developers</Link></li>
+        <li><Link to="/settings/members">Members</Link></li>
+        <li><Link to="/settings/audit">Audit log</Link></li>
+      </ul>
+    </nav>
+  );
+}
+
+/** Shown instead of an admin page to members. */
+export function AdminOnly() {
+  return (
+    <p className="notice" role="status">
+      Only owners and admins of this workspace can manage this. Ask an owner to change your role.
+    </p>
+  );
+}
+
+/** Settings home. */
+export function Settings() {
+  const { session } = useSession();
+  return (
+    <>
+      <PageHeader title="Settings" />
+      <SettingsNav />
+      <p>Workspace: <strong>{session.workspace.name}</strong> · your role: {session.workspace.role}</p>
+      {isAdmin(session) ? (
+        <ul className="plain">
+          <li><strong>Developers</strong>: API keys for your integrations, and the API reference.</li>
+          <li><strong>Members</strong>: invite people, change roles.</li>
+          <li><strong>Audit log</strong>: every change, who made it, and the log&apos;s integrity.</li>
+        </ul>
+      ) : (
+        <AdminOnly />
+      )}
+    </>
+  );
+}

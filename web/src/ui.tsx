@@ -1,0 +1,107 @@
+import { useEffect, useState, type ReactNode } from 'react';
+import { ApiError } from './api';
+
+/** Loads data for a page: value, error, loading flag and a reload function. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; loading: boolean; reload: () => void } {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    load().then(
+      (value) => {
+        if (!live) return;
+        setData(value);
+        setError(null);
+        setLoading(false);
+      },
+      (failure: unknown) => {
+        if (!live) return;
+        setError(failure instanceof Error ? failure.message : String(failure));
+        setLoading(false);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { data, error, loading, reload: () => setTick((n) => n + 1) };
+}
+
+/** Runs an action with a busy flag and a readable error. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function run<T>(action: () => Promise<T>): Promise<T | undefined> {
+    setBusy(true);
+    setError(null);
+    try {
+      return await action();
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.fields.length > 0) {
+        setError(`${failure.message} ${failure.fields.map((f) => `${f.pointer ?? ''} ${f.message}`.trim()).join('; ')}`);
+      } else {
+        setError(failure instanceof Error ? failure.message : String(failure));
+      }
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }
+  return { busy, error, run, setError };
+}
+
+/** An error line announced to screen readers. */
+export function ErrorText({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+/** A page heading with optional actions on the right. */
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <header className="page-header">
+      <h1>{title}</h1>
+      {children ? <div className="actions">{children}</div> : null}
+    </header>
+  );
+}
+
+/** Copies text to the clipboard and says so. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // Clipboard API unavailable (http, old browser): select-and-copy fallback.
+      const area = document.createElement('textarea');
+      area.value = text;
+      document.body.append(area);
+      area.select();
+      document.execCommand('copy');
+      area.remove();
+    }
+    setCopied(true);
+    setTimeout(() => setCopied(false), 2000);
+  }
+  return (
+    <button type="button" className="secondary" onClick={copy}>
+      {copied ? 'Copied' : label}
+      <span className="sr-only" aria-live="polite">
+        {copied ? ' to clipboard' : ''}
+      </span>
+    </button>
+  );
+}
+
+/** A status pill. */
+export function Badge({ value }: { value: string }) {
+  return <span className={`badge badge-${value}`}>{value}</span>;
+}
