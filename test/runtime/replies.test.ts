@@ -1,3 +1,4 @@
+import { systemContext } from '../../src/lib/actor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { expectProblem } from '../helpers/http.js';
@@ -207,5 +208,17 @@ describe('idle close', () => {
     expect(audit).toEqual([{ action: 'conversation.closed', actor_type: 'system', actor_id: 'idle-close' }]);
     const analytics = (await tenant.request('GET', '/api/v1/analytics')).json();
     expect(JSON.stringify(analytics)).toMatch(/"closed":1/);
+  });
+
+  it('a conversation that became active after the sweep looked is not closed (re-checked under the row lock)', async () => {
+    const botId = (await makeActiveChatbot(tenant)).id;
+    const started = await startConversation(t.app, botId);
+    const staleCutoff = new Date(clock.now().getTime() - 60_000).toISOString(); // what a sweep saw a minute ago
+    expect((await widget(t.app, 'POST', `/widget/v1/conversations/${started.conversation_id}/messages`, { token: started.visitor_token, body: { content: 'still here' } })).statusCode).toBe(201);
+    const ctx = systemContext(tenant.workspaceId, 'idle-close');
+    const kept = await t.app.services.conversations.close(ctx, started.conversation_id, { idleBefore: staleCutoff });
+    expect(kept.status).toBe('open');
+    const later = new Date(clock.now().getTime() + 1000).toISOString();
+    expect((await t.app.services.conversations.close(ctx, started.conversation_id, { idleBefore: later })).status).toBe('closed');
   });
 });

@@ -49,11 +49,16 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
       return toPage(rows, page, filters, presentConversation);
     },
 
-    /** Closes a conversation (idempotent); a closed conversation refuses new messages. */
-    async close(ctx: OperationContext, id: string): Promise<ConversationView> {
+    /**
+     * Closes a conversation (idempotent); a closed conversation refuses new messages. With `idleBefore`
+     * (the idle sweep) it closes only if its last activity is still before that instant, checked under
+     * the row lock, so a message that arrived since the sweep looked keeps the conversation open.
+     */
+    async close(ctx: OperationContext, id: string, options: { idleBefore?: string } = {}): Promise<ConversationView> {
       return inTransaction(db, ctx, async (trx) => {
         const row = await this.load({ ...ctx, trx }, id, { forUpdate: true });
         if (row.status === 'closed') return presentConversation(row);
+        if (options.idleBefore !== undefined && (row.last_message_at ?? row.created_at) >= options.idleBefore) return presentConversation(row);
         const closed = { ...row, status: 'closed', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
         await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { status: closed.status, updated_at: closed.updated_at });
         await statsRepository.bump(trx, row.workspace_id, dayOf(row.created_at), row.chatbot_id, { conversations_open: -1, conversations_closed: 1 });

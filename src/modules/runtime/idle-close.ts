@@ -26,8 +26,8 @@ export function createIdleCloser(deps: { db: Kysely<Database>; clock: Clock; con
         const before = closed;
         for (const conversation of idle) {
           try {
-            await conversations.close(systemContext(conversation.workspace_id, 'idle-close'), conversation.id);
-            closed++;
+            const result = await conversations.close(systemContext(conversation.workspace_id, 'idle-close'), conversation.id, { idleBefore: cutoff });
+            if (result.status === 'closed') closed++;
           } catch (error) {
             log.warn({ err: error, conversation_id: conversation.id }, 'idle close failed');
           }
