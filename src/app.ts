@@ -6,6 +6,7 @@ import { accessPolicy, authenticateHook } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotencyLayer } from './http/idempotency.js';
+import { installSerializer } from './http/serializer.js';
 import { installJsonBodies } from './http/json-body.js';
 import { registerHealth } from './http/health.js';
 import { registerOpenApi, widgetDocument } from './http/openapi.js';
@@ -154,6 +155,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
 
   app.setValidatorCompiler(validatorCompiler);
+  installSerializer(app);
   installErrorHandling(app);
   installReplyHelpers(app);
   installJsonBodies(app);
