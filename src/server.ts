@@ -32,8 +32,8 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const where = config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL';
   app.log.info(`serving the API at ${config.publicUrl}/api/v1 (reference: ${config.publicUrl}/docs, database: ${where})`);
-  if (!(await app.services.apiKeys.anyExist())) {
-    // A first run: say where to start.
+  if (!(await app.services.users.anyExist()) && !(await app.services.apiKeys.anyExist())) {
+    // A first run (no account, no key): say where to start.
     app.log.info(
       `first run? Open ${config.publicUrl} in a browser and create your account: the dashboard leads you to a working agent and an API key. ` +
         '(Without a browser: npm run --silent cli -- workspace create --name "My company" --json, then key create --workspace <ws_id> --scopes all --json.)',

@@ -34,6 +34,11 @@ export const userRepository = {
     await db.insertInto('users').values(row).execute();
   },
 
+  /** Whether any account exists at all (a first run has none). */
+  async anyExist(db: Db): Promise<boolean> {
+    return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
+  },
+
   /** A user by (lowercased) email with the password hash, for sign-in. */
   async findCredentials(db: Db, email: string): Promise<UsersTable | undefined> {
     return db.selectFrom('users').select(['id', 'email', 'password_hash', 'created_at']).where('email', '=', email).executeTakeFirst();

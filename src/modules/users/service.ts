@@ -118,6 +118,11 @@ export function createUserService(db: Kysely<Database>, clock: Clock, audit: Aud
       throw new AppError('invalid_credentials', 'The email or password is wrong.');
     },
 
+    /** Whether any account exists at all (a first run has none). */
+    async anyExist(): Promise<boolean> {
+      return userRepository.anyExist(db);
+    },
+
     /** Every workspace the user belongs to. */
     async workspacesOf(userId: string): Promise<UserWorkspaceRow[]> {
       return userRepository.workspacesOf(db, userId);

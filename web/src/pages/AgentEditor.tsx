@@ -231,6 +231,12 @@ export function AgentEditor({ id }: { id: string }) {
               <code>{snippet}</code>
             </pre>
             <CopyButton text={snippet} label="Copy snippet" />
+            {agent.allowed_origins.length === 0 && (
+              <p className="notice">
+                Add your website&apos;s address (for example https://www.example.com) under <strong>Allowed origins</strong>: the widget answers only on the
+                sites listed there. The hosted chat page below works without it.
+              </p>
+            )}
             <p className="hint">
               Or share the hosted chat page: <a href={`${session.public_url}/chat/${agent.id}`}>{`${session.public_url}/chat/${agent.id}`}</a>
             </p>
