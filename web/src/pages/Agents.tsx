@@ -69,7 +69,7 @@ export function Agents() {
                 <td>
                   <Badge value={agent.status} />
                 </td>
-                <td>{agent.knowledge.length} entries</td>
+                <td>{agent.knowledge.length === 1 ? '1 entry' : `${agent.knowledge.length} entries`}</td>
                 <td>{when(agent.updated_at)}</td>
               </tr>
             ))}
