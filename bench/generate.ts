@@ -30,6 +30,12 @@ export interface DataSet {
 }
 
 const DAY = 86_400_000;
+/**
+ * Conversations idle for longer than the service's default idle close (30 minutes) are generated closed,
+ * as the idle sweep leaves them in a steady state; otherwise the first sweep of the benchmarked server
+ * closes tens of thousands of them (a transaction and an audit event each) during the measurements.
+ */
+const IDLE_CLOSE_MS = 30 * 60_000;
 const ROLES = ['user', 'assistant', 'user', 'assistant', 'operator'] as const;
 
 async function insertInBatches<T extends keyof Database>(db: Kysely<Database>, table: T, rows: Record<string, unknown>[], batch: number): Promise<void> {
@@ -57,9 +63,10 @@ async function conversationsWithMessages(db: Kysely<Database>, workspaceId: stri
       const createdMs = now - spanDays * DAY + Math.floor(((i + 0.5) / count) * spanDays * DAY);
       const created = new Date(createdMs).toISOString();
       const id = newId('conversation', createdMs);
-      const last = new Date(createdMs + (perConversation - 1) * 1000).toISOString();
+      const lastMs = createdMs + (perConversation - 1) * 1000;
+      const last = new Date(lastMs).toISOString();
       conversations.push({
-        id, workspace_id: workspaceId, chatbot_id: chatbotId, status: i % 3 === 0 ? 'closed' : 'open', mode: 'agent', channel: 'widget',
+        id, workspace_id: workspaceId, chatbot_id: chatbotId, status: now - lastMs < IDLE_CLOSE_MS ? 'open' : 'closed', mode: 'agent', channel: 'widget',
         visitor_id: newId('visitor', createdMs), visitor_name: null, visitor_email: null, lead_id: null, message_count: perConversation,
         last_message_at: last, metadata: '{}', created_at: created, updated_at: last,
       });
