@@ -1,4 +1,5 @@
 import { systemContext } from '../../src/lib/actor.js';
+import { createIdleCloser } from '../../src/modules/runtime/idle-close.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { expectProblem } from '../helpers/http.js';
@@ -220,5 +221,22 @@ describe('idle close', () => {
     expect(kept.status).toBe('open');
     const later = new Date(clock.now().getTime() + 1000).toISOString();
     expect((await t.app.services.conversations.close(ctx, started.conversation_id, { idleBefore: later })).status).toBe('closed');
+  });
+
+  it('drains a backlog over several sweeps, at most maxPerSweep closes each', async () => {
+    offsetMs += 31 * 60_000;
+    await t.app.runtime.sweepIdle(); // what the tests above left open is idle now: closed first
+    const botId = (await makeActiveChatbot(tenant)).id;
+    const backlog = [];
+    for (let i = 0; i < 5; i++) backlog.push(await startConversation(t.app, botId));
+    offsetMs += 31 * 60_000;
+    const infos: unknown[] = [];
+    const log = { info: (object: object) => infos.push(object), warn: () => undefined, error: () => undefined };
+    const closer = createIdleCloser({ db: t.app.database.db, clock, conversations: t.app.services.conversations, idleMinutes: 30, log, maxPerSweep: 2 });
+    expect([await closer.sweep(), await closer.sweep(), await closer.sweep(), await closer.sweep()]).toEqual([2, 2, 1, 0]);
+    expect(infos).toEqual([{ closed: 2 }, { closed: 2 }]);
+    for (const conversation of backlog) {
+      expect((await tenant.request('GET', `/api/v1/conversations/${conversation.conversation_id}`)).json().status).toBe('closed');
+    }
   });
 });

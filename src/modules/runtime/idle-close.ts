@@ -7,14 +7,27 @@ import type { WorkerLog } from './reply-worker.js';
 import { runtimeRepository } from './repository.js';
 
 const BATCH = 100;
+/**
+ * At most this many closes per sweep (one transaction and audit event each): a backlog (after downtime,
+ * or conversations created before idle close existed) drains over several sweeps instead of holding the
+ * writer for minutes.
+ */
+export const MAX_CLOSES_PER_SWEEP = 1000;
 
 /**
  * Closes conversations idle for longer than `idleMinutes` (0 disables it), through the same service call
  * as an explicit close, so each close is audited (system actor `idle-close`) and the daily counters move.
  * Several instances may sweep at once: closing is idempotent under the conversation's row lock.
  */
-export function createIdleCloser(deps: { db: Kysely<Database>; clock: Clock; conversations: ConversationService; idleMinutes: number; log: WorkerLog }) {
-  const { db, clock, conversations, idleMinutes, log } = deps;
+export function createIdleCloser(deps: {
+  db: Kysely<Database>;
+  clock: Clock;
+  conversations: ConversationService;
+  idleMinutes: number;
+  log: WorkerLog;
+  maxPerSweep?: number;
+}) {
+  const { db, clock, conversations, idleMinutes, log, maxPerSweep = MAX_CLOSES_PER_SWEEP } = deps;
   return {
     /** One sweep; returns how many conversations it closed. */
     async sweep(): Promise<number> {
@@ -22,7 +35,12 @@ export function createIdleCloser(deps: { db: Kysely<Database>; clock: Clock; con
       let closed = 0;
       for (;;) {
         const cutoff = new Date(clock.now().getTime() - idleMinutes * 60_000).toISOString();
-        const idle = await runtimeRepository.idleConversations(db, cutoff, BATCH);
+        if (closed >= maxPerSweep) {
+          log.info({ closed }, 'idle close: more idle conversations remain; the next sweep continues');
+          return closed;
+        }
+        const limit = Math.min(BATCH, maxPerSweep - closed);
+        const idle = await runtimeRepository.idleConversations(db, cutoff, limit);
         const before = closed;
         for (const conversation of idle) {
           try {
@@ -32,7 +50,7 @@ export function createIdleCloser(deps: { db: Kysely<Database>; clock: Clock; con
             log.warn({ err: error, conversation_id: conversation.id }, 'idle close failed');
           }
         }
-        if (idle.length < BATCH || closed === before) return closed;
+        if (idle.length < limit || closed === before) return closed;
       }
     },
   };

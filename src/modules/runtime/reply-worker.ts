@@ -25,6 +25,7 @@ export type JobOutcome = { status: 'answered'; reply: MessageView } | { status: 
 
 /** Minimal logger the worker needs (pino's). */
 export interface WorkerLog {
+  info(object: object, message: string): void;
   warn(object: object, message: string): void;
   error(object: object, message: string): void;
 }
