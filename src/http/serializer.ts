@@ -14,8 +14,8 @@ function isNullSchema(schema: unknown): boolean {
  * (TypeBox's `Union([T, Null()])`, kept that way in the OpenAPI document and for validation) becomes
  * `{...T, type: [T.type, "null"]}`. fast-json-stringify serializes a type list with `typeof` checks, while
  * for `anyOf` it runs a JSON-schema validator on every branch of every nullable field of every response
- * (formats included: a `date-time` regular expression per timestamp), which a profile showed as a tenth
- * of an authenticated read.
+ * (formats included: a `date-time` regular expression per timestamp): 3–4 % of an authenticated read in
+ * a profile of GET /chatbots/{id}.
  */
 export function nullableAsTypeList(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(nullableAsTypeList);
