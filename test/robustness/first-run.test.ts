@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/processes.js';
+import { startServer, type ServerProcess } from '../helpers/processes.js';
+
+/** Waits (up to 10 s) until the server's output contains `text`. */
+async function logged(server: ServerProcess, text: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!server.output().includes(text) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 // The server's first-run hint: logged on a database with no account and no API key, and not once someone
 // has signed up in the dashboard (or made a key with the CLI).
@@ -14,8 +20,7 @@ describe('first-run hint in the server log', () => {
   it('points a new user to the dashboard on a first run, and is quiet after the first sign-up', async () => {
     const first = await startServer(env);
     try {
-      const deadline = Date.now() + 10_000;
-      while (!first.output().includes('first run?') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await logged(first, 'first run?');
       expect(first.output()).toContain(`first run? Open `);
       const signUp = await fetch(`${first.url}/app/api/signup`, {
         method: 'POST',
@@ -29,8 +34,7 @@ describe('first-run hint in the server log', () => {
 
     const second = await startServer(env);
     try {
-      const deadline = Date.now() + 10_000;
-      while (!second.output().includes('serving the API at') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      await logged(second, 'serving the API at');
       expect(second.output()).toContain('serving the API at');
       expect(second.output()).not.toContain('first run?');
     } finally {
