@@ -17,31 +17,67 @@ import {
 
 const STATEMENT_CACHE_SIZE = 500;
 
+type RowBuilder = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * A prepared statement, and for statements that return rows, the function that turns one row's values
+ * into an object. Rows are fetched as arrays (better-sqlite3's raw mode) and built by a function compiled
+ * for the statement's columns: better-sqlite3's own row objects intern every column name again for every
+ * row and grow each object one property at a time, which took 40 % of a 21-row page read.
+ */
+interface Prepared {
+  statement: SQLite.Statement;
+  toRow: RowBuilder | null;
+}
+
+function rowBuilder(statement: SQLite.Statement): RowBuilder {
+  const names = statement.columns().map((column) => column.name);
+  if (names.includes('__proto__')) {
+    // In an object literal that key would set the prototype: build such rare rows property by property.
+    return (values) => Object.fromEntries(names.map((name, index) => [name, values[index]]));
+  }
+  // Later columns of the same name win, as in better-sqlite3's objects. Names are quoted with JSON.stringify.
+  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  return new Function('values', `return { ${fields.join(', ')} };`) as RowBuilder;
+}
+
+function rowsOf({ statement, toRow }: Prepared, parameters: readonly unknown[]): unknown[] {
+  if (!toRow) throw new Error('this statement returns no rows');
+  return (statement.all(parameters) as unknown[][]).map(toRow);
+}
+
 /**
  * One better-sqlite3 connection with its prepared statements kept (LRU). Queries are a small set of
  * shapes, and preparing a statement costs as much as running it. Sharing one is safe: better-sqlite3 runs
  * each statement to completion synchronously.
  */
 class CachedConnection {
-  private readonly cache = new Map<string, SQLite.Statement>();
+  private readonly cache = new Map<string, Prepared>();
 
   constructor(readonly raw: SQLite.Database) {}
 
-  statement(text: string): SQLite.Statement {
-    let statement = this.cache.get(text);
-    if (statement) {
+  private prepared(text: string): Prepared {
+    let prepared = this.cache.get(text);
+    if (prepared) {
       this.cache.delete(text);
     } else {
-      statement = this.raw.prepare(text);
+      const statement = this.raw.prepare(text);
+      prepared = { statement, toRow: statement.reader ? rowBuilder(statement.raw(true)) : null };
       if (this.cache.size >= STATEMENT_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
     }
-    this.cache.set(text, statement);
-    return statement;
+    this.cache.set(text, prepared);
+    return prepared;
+  }
+
+  /** The rows of a statement that returns rows, as objects keyed by column name. */
+  all(text: string, parameters: readonly unknown[]): unknown[] {
+    return rowsOf(this.prepared(text), parameters);
   }
 
   run(text: string, parameters: readonly unknown[]): QueryResult<unknown> {
-    const statement = this.statement(text);
-    if (statement.reader) return { rows: statement.all(parameters) };
+    const prepared = this.prepared(text);
+    if (prepared.toRow) return { rows: rowsOf(prepared, parameters) };
+    const { statement } = prepared;
     const { changes, lastInsertRowid } = statement.run(parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
@@ -113,7 +149,7 @@ export class SqliteConnections {
    * database, whose reads must queue for the writer instead.
    */
   readNow(text: string, parameters: readonly unknown[]): unknown[] | undefined {
-    return this.reader ? this.reader.statement(text).all(parameters) : undefined;
+    return this.reader?.all(text, parameters);
   }
 
   close(): void {

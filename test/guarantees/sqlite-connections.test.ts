@@ -56,6 +56,20 @@ describe('SQLite connections: writer, reader and write versions', () => {
     expect(after).toEqual([{ id: 'ws_uncommitted' }]);
   });
 
+  it('rows come back keyed by column name, as better-sqlite3 builds them (last duplicate wins, no prototype key)', async () => {
+    await db.insertInto('workspaces').values(workspace('ws_rows')).execute();
+    const { rows } = await sql<Record<string, unknown>>`select id, name, 'first' as dup, 'second' as dup, 'x' as "__proto__", null as empty from workspaces where id = ${'ws_rows'}`.execute(db);
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row).sort()).toEqual(['__proto__', 'dup', 'empty', 'id', 'name']);
+    expect(row).toMatchObject({ id: 'ws_rows', name: 'ws_rows', dup: 'second', empty: null });
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe('x');
+    // Inside a transaction (the writer) the same shape comes back.
+    const inside = await db.transaction().execute((trx) => sql<Record<string, unknown>>`select id, 'first' as dup, 'second' as dup from workspaces where id = ${'ws_rows'}`.execute(trx));
+    expect(inside.rows).toEqual([{ id: 'ws_rows', dup: 'second' }]);
+  });
+
   it('the reader refuses writes (query_only)', () => {
     expect(() => connections.reader!.raw.prepare("insert into workspaces (id, name, created_at) values ('x', 'x', 'x')").run()).toThrow(/readonly|query_only|attempt to write/i);
   });
