@@ -6,6 +6,8 @@ import { newId } from '../src/lib/ids.js';
 
 // The two ceilings the benchmark compares against, in a process of their own:
 // - GET /bare: a bare Fastify server answering a small JSON object (what Node HTTP does here);
+// - GET /bare-work/{us}: the bare route plus `us` microseconds of synchronous work (busy waiting), the
+//   calibration that shows how much work per request a throughput target leaves on this machine;
 // - POST /bare-write: the same database transaction as a lead creation with its audit row, and nothing
 //   else (what a durable write costs here).
 const config = loadConfig();
@@ -17,6 +19,11 @@ await db.insertInto('workspaces').values({ id: workspaceId, name: 'baseline', cr
 let sequence = 0;
 const app = Fastify({ logger: false });
 app.get('/bare', async () => ({ object: 'ping', ok: true, id: 'bot_01JD000000000000000000000' }));
+app.get('/bare-work/:us', async (request) => {
+  const until = process.hrtime.bigint() + BigInt(Number((request.params as { us: string }).us) * 1000);
+  while (process.hrtime.bigint() < until);
+  return { object: 'ping', ok: true, id: 'bot_01JD000000000000000000000' };
+});
 app.post('/bare-write', async (request, reply) => {
   const body = request.body as { email?: string };
   const at = new Date().toISOString();

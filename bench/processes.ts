@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import { freePort } from '../test/helpers/processes.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
+/** Linux reports process CPU time in ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** A server process under test, with its peak memory. */
 export interface BenchServer {
@@ -10,6 +12,8 @@ export interface BenchServer {
   child: ChildProcess;
   /** Peak resident set size so far (VmHWM), in MB. */
   peakRssMb(): number;
+  /** CPU time the process has used so far (user + system), in microseconds; 0 where /proc is missing. */
+  cpuMicros(): number;
   stop(): Promise<void>;
 }
 
@@ -44,6 +48,15 @@ export async function startProcess(entry: string, env: Record<string, string>): 
         const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
         const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
         return Math.round(kb / 1024);
+      } catch {
+        return 0;
+      }
+    },
+    cpuMicros: () => {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised command name): utime and stime in ticks.
+        const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
       } catch {
         return 0;
       }

@@ -14,6 +14,17 @@ export interface BenchReport {
   rssTarget: string;
   rssPass: boolean;
   results: ScenarioResult[];
+  /** Per concurrency: how many µs of work per request each throughput target leaves (from the calibration). */
+  budgets: WorkBudget[];
+}
+
+/** What the calibration (bare + N µs of work) says at one concurrency. */
+export interface WorkBudget {
+  connections: number;
+  /** Target ratio to bare → the work per request (µs) at which the calibrated route reaches it. */
+  budgetUs: Record<string, number | null>;
+  /** Scenario compared with bare → the work per request (µs) of a calibrated route as fast as it. */
+  equivalentUs: Record<string, number | null>;
 }
 
 const median = (values: number[]) => {
@@ -35,6 +46,7 @@ export function medianRuns(runs: ScenarioResult[][]): ScenarioResult[] {
       rps: Math.round(median(same.map((r) => r.rps))),
       p50: median(same.map((r) => r.p50)),
       p99: median(same.map((r) => r.p99)),
+      cpuUsPerRequest: row.cpuUsPerRequest === null ? null : median(same.map((r) => r.cpuUsPerRequest ?? 0)),
       mean: median(same.map((r) => r.mean)),
       errors: same.reduce((sum, r) => sum + r.errors, 0),
       non2xx: median(same.map((r) => r.non2xx)),
@@ -42,6 +54,40 @@ export function medianRuns(runs: ScenarioResult[][]): ScenarioResult[] {
       ratio,
       pass: passes.includes(null) ? null : passes.filter((p) => p).length * 2 > passes.length,
     };
+  });
+}
+
+const TARGET_RATIOS = [0.5, 0.4, 0.25];
+/** The scenarios whose target is a ratio to bare. */
+const AGAINST_BARE = ['GET /chatbots/{id}', 'GET /leads?limit=20', '401 storm (invalid keys)'];
+
+/**
+ * Reads the calibration curve (ratio to bare as work per request grows, with bare itself at 0 µs) at one
+ * concurrency, by linear interpolation: the work each target ratio allows, and the work that would make the
+ * bare route as slow as each scenario. Null when the ratio lies beyond the calibrated range.
+ */
+export function workBudgets(results: ScenarioResult[]): WorkBudget[] {
+  const levels = [...new Set(results.map((r) => r.connections))];
+  return levels.map((connections) => {
+    const rows = results.filter((r) => r.connections === connections);
+    const curve = [{ us: 0, ratio: 1 }];
+    for (const row of rows) {
+      const match = /^bare \+ (\d+) µs of work$/.exec(row.scenario);
+      if (match && row.ratio !== null) curve.push({ us: Number(match[1]), ratio: row.ratio });
+    }
+    const workAt = (ratio: number): number | null => {
+      for (let i = 1; i < curve.length; i++) {
+        const a = curve[i - 1]!;
+        const b = curve[i]!;
+        if (ratio <= a.ratio && ratio >= b.ratio && a.ratio !== b.ratio) return Math.round(a.us + ((a.ratio - ratio) / (a.ratio - b.ratio)) * (b.us - a.us));
+      }
+      return null;
+    };
+    const budgetUs = Object.fromEntries(TARGET_RATIOS.map((ratio) => [String(ratio), workAt(ratio)]));
+    const equivalentUs = Object.fromEntries(
+      rows.filter((r) => AGAINST_BARE.includes(r.scenario) && r.ratio !== null).map((r) => [r.scenario, workAt(r.ratio!)]),
+    );
+    return { connections, budgetUs, equivalentUs };
   });
 }
 
@@ -54,17 +100,25 @@ export function printTable(report: BenchReport): void {
     `${r.p50} ms`,
     `${r.mean} ms`,
     `${r.p99} ms`,
+    r.cpuUsPerRequest === null ? '' : `${r.cpuUsPerRequest} µs`,
     String(r.errors),
     r.ratio === null ? '' : String(r.ratio),
     r.target,
     r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL',
   ]);
-  const header = ['scenario', 'conn', 'req/s', 'p50', 'mean', 'p99', 'errors', 'ratio', 'target', ''];
+  const header = ['scenario', 'conn', 'req/s', 'p50', 'mean', 'p99', 'cpu/req', 'errors', 'ratio', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(`\n${report.backend} · ${report.size} data · median of ${report.runs} run(s) · ${report.seconds} s per scenario · node ${report.node} · ${report.cpus} CPUs`);
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(row));
+  const us = (value: number | null | undefined) => (value === null || value === undefined ? 'beyond the calibration' : `${value} µs`);
+  for (const budget of report.budgets) {
+    const targets = Object.entries(budget.budgetUs).map(([ratio, value]) => `${ratio} x bare: ${us(value)}`);
+    const scenarios = Object.entries(budget.equivalentUs).map(([name, value]) => `${name}: ${us(value)}`);
+    console.log(`\nwork per request that a target leaves, ${budget.connections} connection(s): ${targets.join(' · ')}`);
+    console.log(`  the bare route would be as fast as each scenario with this much work: ${scenarios.join(' · ')}`);
+  }
   console.log(`\nserver peak RSS: ${report.peakRssMb} MB (target ${report.rssTarget}: ${report.rssPass ? 'PASS' : 'FAIL'}); data set generated in ${report.generationSeconds} s`);
 }

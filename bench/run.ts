@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config.js';
 import { prepareDatabase } from '../src/db/database.js';
 import { generate, SIZES, type DataSet } from './generate.js';
 import { startProcess } from './processes.js';
-import { medianRuns, printTable, type BenchReport } from './report.js';
+import { medianRuns, printTable, workBudgets, type BenchReport } from './report.js';
 import { runScenarios, type ScenarioResult } from './scenarios.js';
 
 // `npm run bench -- [--db sqlite|postgres] [--size full|tiny] [--connections 1,10,50] [--seconds 5] [--runs 3]`
@@ -88,7 +88,7 @@ try {
     const results: ScenarioResult[] = [];
     for (const connections of connectionLevels) {
       console.error(`run ${run}/${runs}, ${connections} connection(s)…`);
-      results.push(...(await runScenarios({ service: service.url, baseline: baseline.url }, data, connections, seconds)));
+      results.push(...(await runScenarios({ service, baseline }, data, connections, seconds)));
     }
     all.push(results);
   }
@@ -109,7 +109,9 @@ try {
     rssTarget: '<= 300 MB',
     rssPass: rss > 0 && rss <= 300,
     results: medianRuns(all),
+    budgets: [],
   };
+  report.budgets = workBudgets(report.results);
   printTable(report);
   const file = values.out ?? path.join('bench', 'results', `${stamp}-${backend}-${values.size}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });

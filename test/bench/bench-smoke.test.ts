@@ -28,13 +28,20 @@ describe('npm run bench (tiny)', () => {
     const report = JSON.parse(fs.readFileSync(out, 'utf8')) as {
       backend: string;
       peakRssMb: number;
-      results: { scenario: string; rps: number; p50: number; errors: number; ratio: number | null }[];
+      results: { scenario: string; rps: number; p50: number; errors: number; ratio: number | null; cpuUsPerRequest: number | null }[];
+      budgets: { connections: number; budgetUs: Record<string, number | null>; equivalentUs: Record<string, number | null> }[];
     };
     expect(report.backend).toBe(backend);
     expect(report.peakRssMb).toBeGreaterThan(0);
     const scenarios = report.results.map((r) => r.scenario);
     expect(scenarios).toEqual([
       'bare',
+      'bare + 10 µs of work',
+      'bare + 20 µs of work',
+      'bare + 40 µs of work',
+      'bare + 80 µs of work',
+      'bare + 160 µs of work',
+      'bare + 320 µs of work',
       'bare-write',
       'GET /chatbots/{id}',
       'GET /leads?limit=20',
@@ -49,6 +56,14 @@ describe('npm run bench (tiny)', () => {
       expect(result.rps, result.scenario).toBeGreaterThan(0);
       expect(result.errors, result.scenario).toBe(0);
     }
+    // Every scenario measured on its own says how much server CPU time a request took.
+    for (const result of report.results.filter((r) => r.scenario !== 'valid key during the storm')) {
+      expect(result.cpuUsPerRequest, result.scenario).toBeGreaterThan(0);
+    }
+    // The calibration reads as a budget per target at the run's one concurrency.
+    expect(report.budgets.map((b) => b.connections)).toEqual([2]);
+    expect(Object.keys(report.budgets[0]!.budgetUs)).toEqual(['0.5', '0.4', '0.25']);
+    expect(Object.keys(report.budgets[0]!.equivalentUs)).toEqual(['GET /chatbots/{id}', 'GET /leads?limit=20', '401 storm (invalid keys)']);
     for (const scenario of ['GET /chatbots/{id}', 'GET /leads?limit=20', 'POST /leads + Idempotency-Key', '401 storm (invalid keys)']) {
       expect(report.results.find((r) => r.scenario === scenario)?.ratio, scenario).toEqual(expect.any(Number));
     }
