@@ -1,0 +1,212 @@
+/** Runs one statement on the writer connection. */
+export interface WriterStatements {
+  run(text: string): void;
+  /** Whether the connection is inside a transaction (SQLite may roll one back by itself on some errors). */
+  readonly inTransaction: boolean;
+}
+
+/** Hands the writer connection to one user at a time (first come, first served), and counts who waits. */
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
+
+  /** How many users are waiting for the lock (not counting its holder). */
+  get waiting(): number {
+    return this.queued;
+  }
+
+  async lock(): Promise<() => void> {
+    this.queued++;
+    let release!: () => void;
+    const previous = this.tail;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    this.queued--;
+    return release;
+  }
+}
+
+/** One user of the writer: a transaction, or a single write outside one. */
+export interface Member {
+  release: () => void;
+  /** false for the member that opened the group's transaction; true for those that joined it (a savepoint). */
+  joined: boolean;
+}
+
+interface Group {
+  opened: number;
+  members: number;
+  /** Tables written by the group's members, noted again when it ends (see `SqliteConnections.noteWrite`). */
+  tables: Set<string | null>;
+  /** Settles when the group's transaction commits (or fails): what every finished member waits for. */
+  outcome: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupLimits {
+  /** Members per transaction at most. */
+  members: number;
+  /** A group open this long commits at its next member's end, whoever waits. */
+  ms: number;
+}
+
+const DEFAULT_LIMITS: GroupLimits = { members: 32, ms: 20 };
+
+function openGroup(): Group {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  // Members that wait for the outcome see its failure; with no one waiting it must not surface as unhandled.
+  outcome.catch(() => undefined);
+  return { opened: Date.now(), members: 0, tables: new Set(), outcome, resolve, reject };
+}
+
+/**
+ * Group commit on the one SQLite writer. Users of the writer still run one at a time, each as a savepoint of
+ * a shared transaction. A member that finishes gives the writer back without committing; the transaction
+ * commits once the event loop has run the other requests of the same turn (a setImmediate), so the writes
+ * of every request that arrived together share one COMMIT. Each member's commit resolves only once that
+ * COMMIT has succeeded, so no write is acknowledged before it is durable, and a failed COMMIT fails every
+ * member of the group.
+ *
+ * What it saves: a commit writes each page the transaction changed to the WAL, and the pages that
+ * consecutive writes change are mostly the same (the right-hand leaves of the tables and indexes they append
+ * to, the workspace's audit head, the day's counters); a group writes them once. One client at a time gets
+ * a plain transaction per write: the member that opens a group needs no savepoint, and the wait is one turn
+ * of the event loop.
+ *
+ * A member rolled back undoes only its own savepoint, and still waits for the group's outcome before it
+ * returns: what it read from earlier members (an idempotent replay, say) is durable by the time it answers.
+ * Constraints are immediate (foreign keys are checked per statement), so one member's bad write fails that
+ * member, not the group; deferred constraints (checked at COMMIT) would fail the whole group.
+ */
+export class GroupCommit {
+  private group: Group | null = null;
+  private flushScheduled = false;
+
+  constructor(
+    private readonly writer: WriterStatements,
+    readonly lock: Mutex,
+    private readonly onCommitted: (tables: Set<string | null>) => void,
+    private readonly limits: GroupLimits = DEFAULT_LIMITS,
+  ) {}
+
+  /** Takes the writer: opens the group's transaction, or joins the open one with a savepoint. */
+  async begin(): Promise<Member> {
+    const release = await this.lock.lock();
+    const joined = this.group !== null;
+    try {
+      if (joined) {
+        this.writer.run('savepoint member');
+      } else {
+        this.writer.run('begin');
+        this.group = openGroup();
+      }
+    } catch (error) {
+      // The earlier members' work still stands: commit it for them, then give the writer back.
+      if (joined) await this.commitGroup().catch(() => undefined);
+      release();
+      throw error;
+    }
+    return { release, joined };
+  }
+
+  /** Ends a member's work as done; resolves once the group's transaction has committed it. */
+  async commit(member: Member, tables: Iterable<string | null>): Promise<void> {
+    if (member.joined) {
+      try {
+        this.writer.run('release member');
+      } catch (error) {
+        await this.rollback(member, tables);
+        throw error;
+      }
+    }
+    for (const table of tables) this.group!.tables.add(table);
+    await this.finish(member);
+  }
+
+  /** Undoes a member's work; resolves once the rest of its group has settled (see the class comment). */
+  async rollback(member: Member, tables: Iterable<string | null>): Promise<void> {
+    const group = this.group!;
+    for (const table of tables) group.tables.add(table);
+    if (!member.joined) {
+      // The member that opened the group holds the writer since: the group is its work alone.
+      this.group = null;
+      try {
+        if (this.writer.inTransaction) this.writer.run('rollback');
+      } finally {
+        this.onCommitted(group.tables);
+        group.resolve();
+        member.release();
+      }
+      return;
+    }
+    if (!this.writer.inTransaction) {
+      // SQLite rolled the whole transaction back (a full disk, an I/O error): the group's work is gone.
+      this.group = null;
+      this.onCommitted(group.tables);
+      group.reject(new Error('the database rolled back the transaction of a group of writes; retry'));
+      member.release();
+      return;
+    }
+    this.writer.run('rollback to member');
+    this.writer.run('release member');
+    await this.finish(member);
+  }
+
+  /**
+   * Gives the writer back and leaves the group open for the writes of this turn of the event loop; the
+   * group commits once they have run (a setImmediate), or at once when it has reached its limits.
+   */
+  private async finish(member: Member): Promise<void> {
+    const group = this.group!;
+    group.members++;
+    if (group.members >= this.limits.members || Date.now() - group.opened >= this.limits.ms) {
+      try {
+        await this.commitGroup();
+      } finally {
+        member.release();
+      }
+      return;
+    }
+    member.release();
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        void this.flush();
+      });
+    }
+    return group.outcome;
+  }
+
+  /** Commits the open group, after the members already waiting for the writer (the lock is first come, first served). */
+  private async flush(): Promise<void> {
+    const release = await this.lock.lock();
+    try {
+      if (this.group) await this.commitGroup().catch(() => undefined);
+    } finally {
+      release();
+    }
+  }
+
+  private async commitGroup(): Promise<void> {
+    const group = this.group!;
+    this.group = null;
+    try {
+      this.writer.run('commit');
+    } catch (error) {
+      // A failed COMMIT leaves the transaction open: roll it back so the writer is free again.
+      try {
+        if (this.writer.inTransaction) this.writer.run('rollback');
+      } finally {
+        this.onCommitted(group.tables);
+        group.reject(error);
+      }
+      throw error;
+    }
+    this.onCommitted(group.tables);
+    group.resolve();
+  }
+}

@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { Database } from '../../src/db/schema.js';
+import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
+
+// Group commit on the embedded database (src/db/sqlite-group-commit.ts): writes that arrive in the same
+// turn of the event loop share one COMMIT, and none of them resolves before that COMMIT has succeeded.
+// "Committed" is checked on the query-only reader, a second connection that sees only committed data.
+
+describe('SQLite group commit', () => {
+  let dir: string;
+  let handle: DatabaseHandle;
+  let db: Kysely<Database>;
+  let connections: SqliteConnections;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-group-commit-'));
+    handle = openDatabase({ kind: 'sqlite', path: path.join(dir, 'test.db') });
+    db = handle.db;
+    connections = sqliteConnectionsOf(db)!;
+    await migrateToLatest(db);
+  });
+
+  afterAll(async () => {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(async () => {
+    await db.deleteFrom('workspaces').execute();
+  });
+
+  /** The workspace ids another connection sees: what is committed. */
+  const committed = (): string[] =>
+    (connections.reader!.raw.prepare('select id from workspaces order by id').pluck().all() as string[]);
+  const insert = (executor: Kysely<Database>, id: string) =>
+    executor.insertInto('workspaces').values({ id, name: id, created_at: new Date().toISOString() }).execute();
+  const ids = (count: number, prefix = 'ws_') => Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+
+  it('transactions that arrive together commit together, and each resolves only once it is committed', async () => {
+    const seenWhenResolved: string[][] = [];
+    await Promise.all(
+      ids(10).map((id) =>
+        db
+          .transaction()
+          .execute((trx) => insert(trx, id))
+          .then(() => seenWhenResolved.push(committed())),
+      ),
+    );
+    // The first to resolve already sees all ten: one COMMIT for the ten transactions.
+    expect(seenWhenResolved).toHaveLength(10);
+    for (const seen of seenWhenResolved) expect(seen).toEqual(ids(10));
+  });
+
+  it('single writes outside a transaction join the group and are committed when they resolve', async () => {
+    const seen: boolean[] = [];
+    await Promise.all(ids(5).map((id) => insert(db, id).then(() => seen.push(committed().includes(id)))));
+    expect(seen).toEqual([true, true, true, true, true]);
+    expect(committed()).toEqual(ids(5));
+  });
+
+  it('a group holds at most 32 transactions', async () => {
+    const firstSeen: number[] = [];
+    await Promise.all(
+      ids(40).map((id, i) =>
+        db
+          .transaction()
+          .execute((trx) => insert(trx, id))
+          .then(() => {
+            if (i === 0) firstSeen.push(committed().length);
+          }),
+      ),
+    );
+    expect(firstSeen).toEqual([32]);
+    expect(committed()).toHaveLength(40);
+  });
+
+  it('a transaction that fails is rolled back alone; the others of its group commit', async () => {
+    await insert(db, 'ws_existing');
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => insert(trx, 'ws_a')),
+      db.transaction().execute(async (trx) => {
+        await insert(trx, 'ws_b_partial');
+        await insert(trx, 'ws_existing'); // primary key conflict: this transaction fails
+      }),
+      db.transaction().execute((trx) => insert(trx, 'ws_c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE|PRIMARY KEY/i);
+    expect(committed()).toEqual(['ws_a', 'ws_c', 'ws_existing']);
+  });
+
+  it('a transaction that read an earlier one of its group does not return before that one is committed', async () => {
+    let readInside: string[] = [];
+    let seenWhenRolledBack: string[] = [];
+    const writer = db.transaction().execute((trx) => insert(trx, 'ws_written'));
+    const reader = db
+      .transaction()
+      .execute(async (trx) => {
+        readInside = (await trx.selectFrom('workspaces').select('id').execute()).map((row) => row.id);
+        throw new Error('answer from what was read, then roll back');
+      })
+      .catch(() => (seenWhenRolledBack = committed()));
+    await Promise.all([writer, reader]);
+    expect(readInside).toEqual(['ws_written']);
+    expect(seenWhenRolledBack).toEqual(['ws_written']);
+  });
+
+  it('a failed COMMIT fails every transaction of the group, and frees the writer', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => insert(trx, 'ws_innocent')),
+      db.transaction().execute(async (trx) => {
+        // Deferred foreign keys are checked at COMMIT: the group's COMMIT fails.
+        await sql`pragma defer_foreign_keys = on`.execute(trx);
+        await trx
+          .insertInto('api_keys')
+          .values({
+            id: 'key_orphan', workspace_id: 'ws_missing', name: 'orphan', display_prefix: 'x', secret_hash: 'orphan-hash',
+            scopes: '[]', created_by: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, last_used_at: null,
+          })
+          .execute();
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    for (const result of results) expect(String((result as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/i);
+    expect(committed()).toEqual([]);
+    expect(connections.writer.raw.inTransaction).toBe(false);
+    await db.transaction().execute((trx) => insert(trx, 'ws_after'));
+    expect(committed()).toEqual(['ws_after']);
+  });
+
+  it('when the database rolls the group back by itself, every transaction of it fails and nothing runs outside it', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute((trx) => insert(trx, 'ws_earlier')),
+      db.transaction().execute(async (trx) => {
+        // What SQLite does by itself on a full disk or an I/O error: the whole transaction is rolled back.
+        await sql`rollback`.execute(trx);
+        await insert(trx, 'ws_after_rollback'); // must not run as a statement of its own
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/rolled back by the database/);
+    expect(committed()).toEqual([]);
+    await insert(db, 'ws_next');
+    expect(committed()).toEqual(['ws_next']);
+  });
+});
