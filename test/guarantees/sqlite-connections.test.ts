@@ -1,39 +1,28 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, migrateToLatest, type DatabaseHandle } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
-import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
+import type { SqliteConnections } from '../../src/db/sqlite.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { backend } from '../helpers/database.js';
+import { backend, openScratchSqlite } from '../helpers/database.js';
 
 // The embedded database's own driver (src/db/sqlite.ts): a writer for transactions and writes, a
 // query-only reader for the rest, and per-table write versions that let caches of rows stay correct.
 // These are properties of the SQLite driver, so they run on a SQLite file whatever the suite's backend.
 
 describe('SQLite connections: writer, reader and write versions', () => {
-  let dir: string;
+  let scratch: Awaited<ReturnType<typeof openScratchSqlite>>;
   let file: string;
-  let handle: DatabaseHandle;
   let db: Kysely<Database>;
   let connections: SqliteConnections;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-connections-'));
-    file = path.join(dir, 'test.db');
-    handle = openDatabase({ kind: 'sqlite', path: file });
-    db = handle.db;
-    connections = sqliteConnectionsOf(db)!;
-    await migrateToLatest(db);
+    scratch = await openScratchSqlite('sqlite-connections');
+    ({ file, connections } = scratch);
+    db = scratch.handle.db;
   });
 
-  afterAll(async () => {
-    await handle.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => scratch.remove());
 
   const workspace = (id: string) => ({ id, name: id, created_at: new Date().toISOString() });
 

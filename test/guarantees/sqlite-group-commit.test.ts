@@ -1,34 +1,25 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
-import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
+import type { SqliteConnections } from '../../src/db/sqlite.js';
+import { openScratchSqlite } from '../helpers/database.js';
 
 // Group commit on the embedded database (src/db/sqlite-group-commit.ts): writes that arrive in the same
 // turn of the event loop share one COMMIT, and none of them resolves before that COMMIT has succeeded.
 // "Committed" is checked on the query-only reader, a second connection that sees only committed data.
 
 describe('SQLite group commit', () => {
-  let dir: string;
-  let handle: DatabaseHandle;
+  let scratch: Awaited<ReturnType<typeof openScratchSqlite>>;
   let db: Kysely<Database>;
   let connections: SqliteConnections;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-group-commit-'));
-    handle = openDatabase({ kind: 'sqlite', path: path.join(dir, 'test.db') });
-    db = handle.db;
-    connections = sqliteConnectionsOf(db)!;
-    await migrateToLatest(db);
+    scratch = await openScratchSqlite('sqlite-group-commit');
+    db = scratch.handle.db;
+    connections = scratch.connections;
   });
 
-  afterAll(async () => {
-    await handle.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => scratch.remove());
 
   beforeEach(async () => {
     await db.deleteFrom('workspaces').execute();

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
 
 // The suites run on SQLite by default and on PostgreSQL (+ Redis) when TEST_DATABASE_URL (and
 // TEST_REDIS_URL) are set: `npm test` runs both (see scripts/test-all.mjs). Each test app gets a fresh
@@ -35,4 +37,21 @@ export async function dropDatabase(env: Record<string, string>): Promise<void> {
   }
   const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
   if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
+}
+
+/** A migrated SQLite file of its own, whatever the run's backend: for tests of the embedded driver itself. */
+export async function openScratchSqlite(name: string): Promise<{ file: string; handle: DatabaseHandle; connections: SqliteConnections; remove(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${name}-`));
+  const file = path.join(dir, 'test.db');
+  const handle = openDatabase({ kind: 'sqlite', path: file });
+  await migrateToLatest(handle.db);
+  return {
+    file,
+    handle,
+    connections: sqliteConnectionsOf(handle.db)!,
+    remove: async () => {
+      await handle.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
