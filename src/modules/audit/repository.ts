@@ -1,4 +1,18 @@
+import { precompiledInsert, precompiledWrite } from '../../db/precompiled.js';
 import type { AuditEventsTable, Db } from '../../db/schema.js';
+
+// The chain step runs with every write: its statements are built and compiled once.
+const claimNextSeq = precompiledWrite((db, workspaceId: string) =>
+  db
+    .updateTable('workspaces')
+    .set((eb) => ({ audit_seq: eb('audit_seq', '+', 1) }))
+    .where('id', '=', workspaceId)
+    .returning(['audit_seq', 'audit_head']),
+);
+const updateHead = precompiledWrite((db, workspaceId: string, hash: string) =>
+  db.updateTable('workspaces').set({ audit_head: hash }).where('id', '=', workspaceId),
+);
+const insertEvent = precompiledInsert('audit_events');
 
 /** Filters of the dashboard's audit log. */
 export interface AuditFilter {
@@ -17,23 +31,18 @@ export const auditRepository = {
    * writers can never both extend the same head (on PostgreSQL the row lock serializes them).
    */
   async advanceHead(db: Db, workspaceId: string): Promise<{ seq: number; head: string } | undefined> {
-    const row = await db
-      .updateTable('workspaces')
-      .set((eb) => ({ audit_seq: eb('audit_seq', '+', 1) }))
-      .where('id', '=', workspaceId)
-      .returning(['audit_seq', 'audit_head'])
-      .executeTakeFirst();
+    const [row] = (await claimNextSeq(db, workspaceId)).rows;
     return row ? { seq: Number(row.audit_seq), head: row.audit_head } : undefined;
   },
 
   /** Stores the new head hash after an append. */
   async setHead(db: Db, workspaceId: string, hash: string): Promise<void> {
-    await db.updateTable('workspaces').set({ audit_head: hash }).where('id', '=', workspaceId).execute();
+    await updateHead(db, workspaceId, hash);
   },
 
   /** Appends one event. */
   async insert(db: Db, event: AuditEventsTable): Promise<void> {
-    await db.insertInto('audit_events').values(event).execute();
+    await insertEvent(db, event);
   },
 
   /** The chain head as recorded on the workspace. */

@@ -1,4 +1,38 @@
+import { precompiledWrite } from '../../db/precompiled.js';
 import type { Db, IdempotencyKeysTable } from '../../db/schema.js';
+
+const COLUMNS = [
+  'api_key_id', 'idempotency_key', 'fingerprint', 'state', 'locked_until', 'response_status', 'response_headers', 'response_body', 'created_at', 'expires_at',
+] as const satisfies readonly (keyof IdempotencyKeysTable)[];
+
+// Every idempotent write claims and completes its key: both statements are built and compiled once.
+const claimKey = precompiledWrite((db, now: string, ...values: unknown[]) =>
+  db
+    .insertInto('idempotency_keys')
+    .values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as unknown as IdempotencyKeysTable)
+    .onConflict((oc) =>
+      oc
+        .columns(['api_key_id', 'idempotency_key'])
+        .doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          state: eb.ref('excluded.state'),
+          locked_until: eb.ref('excluded.locked_until'),
+          response_status: null,
+          response_headers: null,
+          response_body: null,
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('idempotency_keys.expires_at', '<=', now),
+    ),
+);
+const completeKey = precompiledWrite((db, apiKeyId: string, key: string, status: number, headers: string, body: string) =>
+  db
+    .updateTable('idempotency_keys')
+    .set({ state: 'completed', locked_until: null, response_status: status, response_headers: headers, response_body: body })
+    .where('api_key_id', '=', apiKeyId)
+    .where('idempotency_key', '=', key),
+);
 
 /** SQL for stored idempotent results, keyed by (API key id, Idempotency-Key). */
 export const idempotencyRepository = {
@@ -18,26 +52,8 @@ export const idempotencyRepository = {
    * whose window has passed, unless a live record exists. Returns whether this request now owns the key.
    */
   async claim(db: Db, row: IdempotencyKeysTable, now: string): Promise<boolean> {
-    const result = await db
-      .insertInto('idempotency_keys')
-      .values(row)
-      .onConflict((oc) =>
-        oc
-          .columns(['api_key_id', 'idempotency_key'])
-          .doUpdateSet((eb) => ({
-            fingerprint: eb.ref('excluded.fingerprint'),
-            state: eb.ref('excluded.state'),
-            locked_until: eb.ref('excluded.locked_until'),
-            response_status: null,
-            response_headers: null,
-            response_body: null,
-            created_at: eb.ref('excluded.created_at'),
-            expires_at: eb.ref('excluded.expires_at'),
-          }))
-          .where('idempotency_keys.expires_at', '<=', now),
-      )
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    const result = await claimKey(db, now, ...COLUMNS.map((column) => row[column]));
+    return Number(result.numAffectedRows ?? 0) > 0;
   },
 
   /** Takes over an in-flight marker whose lock expired (its request died). Returns whether it did. */
@@ -55,12 +71,7 @@ export const idempotencyRepository = {
 
   /** Stores the response of a finished request (inside the request's write transaction). */
   async complete(db: Db, apiKeyId: string, key: string, response: { status: number; headers: string; body: string }): Promise<void> {
-    await db
-      .updateTable('idempotency_keys')
-      .set({ state: 'completed', locked_until: null, response_status: response.status, response_headers: response.headers, response_body: response.body })
-      .where('api_key_id', '=', apiKeyId)
-      .where('idempotency_key', '=', key)
-      .execute();
+    await completeKey(db, apiKeyId, key, response.status, response.headers, response.body);
   },
 
   /** Releases a key whose request stored nothing (refused, or failed and rolled back), so a retry can run. */

@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import { lockedForUpdate } from '../../db/dialect.js';
-import { precompiled } from '../../db/precompiled.js';
+import { precompiled, precompiledInsert } from '../../db/precompiled.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, LeadsTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -42,11 +42,13 @@ const findById = precompiled((db, workspaceId: string, id: string) =>
   db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id),
 );
 
+const insertRow = precompiledInsert('leads');
+
 /** SQL for leads; every query carries the workspace id. */
 export const leadRepository = {
   /** Stores a new lead. */
   async insert(db: Db, row: LeadRow): Promise<void> {
-    await db.insertInto('leads').values(row).execute();
+    await insertRow(db, row);
   },
 
   /** One lead of a workspace; `forUpdate` locks its row for a read-modify-write. */

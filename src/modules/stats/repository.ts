@@ -1,8 +1,32 @@
 import { sql } from 'kysely';
+import { precompiledWrite } from '../../db/precompiled.js';
 import type { DailyStatsTable, Db } from '../../db/schema.js';
 
 /** A counter of the daily statistics. */
 export type Counter = Exclude<keyof DailyStatsTable, 'workspace_id' | 'day' | 'chatbot_id'>;
+
+type Bump = (db: Db, workspaceId: string, day: string, chatbotId: string, ...deltas: number[]) => Promise<unknown>;
+const bumps = new Map<string, Bump>();
+
+/** The upsert that adds to these counters, built and compiled once per set of counters (every write bumps some). */
+function bumpOf(counters: Counter[]): Bump {
+  const key = counters.join(',');
+  let bump = bumps.get(key);
+  if (!bump) {
+    bump = precompiledWrite((db, workspaceId: string, day: string, chatbotId: string, ...deltas: number[]) =>
+      db
+        .insertInto('daily_stats')
+        .values({ workspace_id: workspaceId, day, chatbot_id: chatbotId, ...Object.fromEntries(counters.map((column, i) => [column, deltas[i]])) })
+        .onConflict((oc) =>
+          oc
+            .columns(['workspace_id', 'day', 'chatbot_id'])
+            .doUpdateSet(Object.fromEntries(counters.map((column, i) => [column, sql`daily_stats.${sql.ref(column)} + ${deltas[i]}`]))),
+        ),
+    );
+    bumps.set(key, bump);
+  }
+  return bump;
+}
 
 /** SQL for the daily counters. */
 export const statsRepository = {
@@ -10,15 +34,7 @@ export const statsRepository = {
   async bump(db: Db, workspaceId: string, day: string, chatbotId: string | null, deltas: Partial<Record<Counter, number>>): Promise<void> {
     const entries = Object.entries(deltas).filter(([, delta]) => delta !== 0) as [Counter, number][];
     if (entries.length === 0) return;
-    await db
-      .insertInto('daily_stats')
-      .values({ workspace_id: workspaceId, day, chatbot_id: chatbotId ?? '', ...Object.fromEntries(entries) })
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'day', 'chatbot_id'])
-          .doUpdateSet(Object.fromEntries(entries.map(([column, delta]) => [column, sql`daily_stats.${sql.ref(column)} + ${delta}`]))),
-      )
-      .execute();
+    await bumpOf(entries.map(([column]) => column))(db, workspaceId, day, chatbotId ?? '', ...entries.map(([, delta]) => delta));
   },
 
   /** Sums of every counter per day over a range of days (inclusive), optionally for one agent. */
