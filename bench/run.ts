@@ -81,7 +81,12 @@ await settle(serviceEnv);
 
 const limits = { RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
 const service = await startProcess('src/server.ts', { ...serviceEnv, ...limits });
-const baseline = await startProcess('bench/baseline-server.ts', { ...baselineEnv, LOG_LEVEL: 'silent' });
+const baseline = await startProcess('bench/baseline-server.ts', {
+  ...baselineEnv,
+  SERVICE_DATABASE_URL: serviceEnv.DATABASE_URL!,
+  ...(serviceEnv.DATABASE_SCHEMA ? { SERVICE_DATABASE_SCHEMA: serviceEnv.DATABASE_SCHEMA } : {}),
+  LOG_LEVEL: 'silent',
+});
 const all: ScenarioResult[][] = [];
 try {
   for (let run = 1; run <= runs; run++) {

@@ -63,7 +63,14 @@ export async function runScenarios(servers: Servers, data: DataSet, connections:
   const bareWrite = await measure(baseline, { method: 'POST', path: '/bare-write', uniqueWrite: true }, connections, seconds);
   record('bare-write', bareWrite, null, 'baseline', null);
 
-  const botPath = `/api/v1/chatbots/${data.main.chatbotIds[Math.floor(data.main.chatbotIds.length / 2)]!}`;
+  const botId = data.main.chatbotIds[Math.floor(data.main.chatbotIds.length / 2)]!;
+  // The service's data access alone, in a bare route: the part of each read that no service can avoid.
+  const bareRead = await measure(baseline, { path: `/bare-read/${data.main.workspaceId}/${botId}` }, connections, seconds);
+  record('bare + agent read (data access only)', bareRead, bareRead.rps / bare.rps, 'reference', null);
+  const bareList = await measure(baseline, { path: `/bare-list/${data.main.workspaceId}` }, connections, seconds);
+  record('bare + 20-lead page read (data access only)', bareList, bareList.rps / bare.rps, 'reference', null);
+
+  const botPath = `/api/v1/chatbots/${botId}`;
   const getBot = await measure(service, { path: botPath, key: data.main.key }, connections, seconds);
   record('GET /chatbots/{id}', getBot, getBot.rps / bare.rps, '>= 0.40 x bare rps', getBot.rps / bare.rps >= 0.4 && getBot.errors === 0);
 

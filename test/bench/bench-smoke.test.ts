@@ -43,6 +43,8 @@ describe('npm run bench (tiny)', () => {
       'bare + 160 µs of work',
       'bare + 320 µs of work',
       'bare-write',
+      'bare + agent read (data access only)',
+      'bare + 20-lead page read (data access only)',
       'GET /chatbots/{id}',
       'GET /leads?limit=20',
       'GET /leads deep page (90% in)',
