@@ -27,13 +27,9 @@ const INVALID_KEY = 'wsk_invalidinvalidinvalidinvalidinva000000';
  */
 export const CALIBRATION_WORK_US = [10, 20, 40, 80, 160, 320];
 
-/**
- * Latency of `a` relative to `b` (same number of connections): by p50, or, when the reference p50 is under
- * 2 ms where autocannon's whole-millisecond figures cannot tell values apart, by the mean latency that the
- * closed loop implies (Little's law: connections / throughput), i.e. the inverse ratio of throughputs.
- */
+/** Latency of `a` relative to `b` (same number of connections), by p50. */
 function latencyRatio(a: LoadResult, b: LoadResult): number {
-  return b.p50 >= 2 ? a.p50 / b.p50 : b.rps / Math.max(a.rps, 0.001);
+  return a.p50 / Math.max(b.p50, 0.001);
 }
 
 /** Drives one server and reads how much CPU time it spent on the requests. */

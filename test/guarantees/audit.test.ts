@@ -74,6 +74,10 @@ describe('audit log: one event per successful write', () => {
     expect(event.action).toBe('lead.created');
     expect(event.target).toEqual({ type: 'lead', id: lead.id });
     expect(event.changes.email).toEqual({ before: null, after: 'ada@example.com' });
+    // A creation records exactly the fields that are set, each from null.
+    const setFields = Object.keys(lead).filter((field) => !['id', 'object', 'created_at', 'updated_at'].includes(field) && lead[field] !== null);
+    expect(Object.keys(event.changes).sort()).toEqual(expect.arrayContaining(['email', 'name', 'status']));
+    expect(Object.entries(event.changes).every(([field, change]) => setFields.includes(field) && change.before === null)).toBe(true);
     expectRequestFacts(event, created, tenant, null);
     expect(event.request_id).toBe('client-req-42');
 

@@ -24,7 +24,9 @@ export function diffChanges<T extends object>(before: T | null, after: T, fields
   for (const field of fields) {
     const old = before === null ? null : (before[field] ?? null);
     const now = after[field] ?? null;
-    if (canonicalJson(old) !== canonicalJson(now)) changes[field] = { before: old, after: now };
+    // A creation (no before) changes exactly the fields that are set: no JSON needed to tell.
+    const changed = before === null ? now !== null : canonicalJson(old) !== canonicalJson(now);
+    if (changed) changes[field] = { before: old, after: now };
   }
   return changes;
 }
