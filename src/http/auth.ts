@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationContext } from '../lib/actor.js';
 import type { ApiKeyPrincipal, ApiKeyService, AuthFailure } from '../modules/api-keys/service.js';
+import { sendRefusal } from './error-handler.js';
 import { AppError } from './errors.js';
 import type { Scope } from './scopes.js';
 
@@ -28,6 +29,16 @@ function asciiQuoted(text: string): string {
   return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }
 
+// The refusals of authentication are the same every time (an AppError is immutable): built once, so an
+// invalid-key storm costs no error object and no header formatting per request.
+const MISSING_KEY = new AppError('missing_api_key', 'Send an API key as "Authorization: Bearer <API_KEY>".', {}, { 'WWW-Authenticate': REALM });
+const REFUSED_KEY = Object.fromEntries(
+  Object.entries(FAILURE_DETAIL).map(([reason, detail]) => [
+    reason,
+    new AppError('invalid_api_key', detail, {}, { 'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${asciiQuoted(detail)}"` }),
+  ]),
+) as Record<AuthFailure, AppError>;
+
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return null;
@@ -43,15 +54,9 @@ export function authenticateHook(apiKeys: ApiKeyService) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     if (!request.routeOptions.config.scope) return;
     const token = bearerToken(request);
-    if (token === null) {
-      throw new AppError('missing_api_key', 'Send an API key as "Authorization: Bearer <API_KEY>".', {}, { 'WWW-Authenticate': REALM });
-    }
+    if (token === null) throw MISSING_KEY;
     const result = await apiKeys.authenticate(token);
-    if (!result.ok) {
-      throw new AppError('invalid_api_key', FAILURE_DETAIL[result.reason], {}, {
-        'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${asciiQuoted(FAILURE_DETAIL[result.reason])}"`,
-      });
-    }
+    if (!result.ok) throw REFUSED_KEY[result.reason];
     request.principal = result.principal;
   };
 }
@@ -76,11 +81,17 @@ export function accessPolicy(
   authenticate: (request: FastifyRequest) => Promise<void>,
   rateLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
 ) {
-  return async function access(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  return async function access(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
     if (!request.routeOptions.config.scope) return;
-    await authenticate(request);
-    await rateLimit(request, reply);
-    requireScope(request);
+    try {
+      await authenticate(request);
+      await rateLimit(request, reply);
+      requireScope(request);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns.
+      return sendRefusal(request, reply, error);
+    }
   };
 }
 

@@ -5,23 +5,30 @@ import { toFieldErrors } from './validation.js';
 
 /** Sends an AppError as RFC 9457 problem details. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  const query = request.url.indexOf('?');
   const body = {
     type: problemType(error.code),
     title: error.title,
     status: error.status,
     detail: error.message,
-    instance: request.url.split('?')[0],
+    instance: query < 0 ? request.url : request.url.slice(0, query),
     code: error.code,
     request_id: request.id,
     ...error.extensions,
   };
   reply.header('Request-Id', request.id);
-  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  for (const name in error.headers) reply.header(name, error.headers[name]!);
   return reply
     .code(error.status)
     .type('application/problem+json')
     .serializer((payload: unknown) => JSON.stringify(payload))
     .send(body);
+}
+
+/** Answers a refused request (a 4xx AppError): logged at debug, the request's own line says the rest. */
+export function sendRefusal(request: FastifyRequest, reply: FastifyReply, problem: AppError): FastifyReply {
+  request.log.debug({ code: problem.code, status: problem.status }, 'request refused');
+  return sendProblem(request, reply, problem);
 }
 
 const FASTIFY_CODES: Record<string, (error: FastifyError) => AppError> = {
@@ -75,7 +82,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const problem = toAppError(error);
     if (problem.status === 503) request.log.warn({ err: error }, 'dependency unavailable');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.debug({ code: problem.code, status: problem.status }, 'request refused');
+    else return sendRefusal(request, reply, problem);
     return sendProblem(request, reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>
