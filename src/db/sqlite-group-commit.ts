@@ -87,7 +87,7 @@ export class GroupCommit {
 
   constructor(
     private readonly writer: WriterStatements,
-    readonly lock: Mutex,
+    private readonly lock: Mutex,
     private readonly onCommitted: (tables: Set<string | null>) => void,
     private readonly limits: GroupLimits = DEFAULT_LIMITS,
   ) {}
@@ -143,16 +143,33 @@ export class GroupCommit {
       return;
     }
     if (!this.writer.inTransaction) {
-      // SQLite rolled the whole transaction back (a full disk, an I/O error): the group's work is gone.
-      this.group = null;
-      this.onCommitted(group.tables);
-      group.reject(new Error('the database rolled back the transaction of a group of writes; retry'));
+      // SQLite rolled the whole transaction back by itself (a full disk, an I/O error): the group's work is gone.
+      this.abandon(new Error('the database rolled back the transaction of a group of writes; retry'));
       member.release();
       return;
     }
-    this.writer.run('rollback to member');
-    this.writer.run('release member');
+    try {
+      this.writer.run('rollback to member');
+      this.writer.run('release member');
+    } catch (error) {
+      // The savepoint cannot be undone: the group's transaction is in an unknown state, so none of it stays.
+      this.abandon(error);
+      member.release();
+      throw error;
+    }
     await this.finish(member);
+  }
+
+  /** Gives up the open group: rolls its transaction back and fails every member waiting for it. */
+  private abandon(error: unknown): void {
+    const group = this.group!;
+    this.group = null;
+    try {
+      if (this.writer.inTransaction) this.writer.run('rollback');
+    } finally {
+      this.onCommitted(group.tables);
+      group.reject(error);
+    }
   }
 
   /**
@@ -192,20 +209,15 @@ export class GroupCommit {
   }
 
   private async commitGroup(): Promise<void> {
-    const group = this.group!;
-    this.group = null;
     try {
       this.writer.run('commit');
     } catch (error) {
       // A failed COMMIT leaves the transaction open: roll it back so the writer is free again.
-      try {
-        if (this.writer.inTransaction) this.writer.run('rollback');
-      } finally {
-        this.onCommitted(group.tables);
-        group.reject(error);
-      }
+      this.abandon(error);
       throw error;
     }
+    const group = this.group!;
+    this.group = null;
     this.onCommitted(group.tables);
     group.resolve();
   }
