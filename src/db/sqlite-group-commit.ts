@@ -192,14 +192,17 @@ export class GroupCommit {
       this.flushScheduled = true;
       setImmediate(() => {
         this.flushScheduled = false;
-        void this.flush();
+        void this.drain();
       });
     }
     return group.outcome;
   }
 
-  /** Commits the open group, after the members already waiting for the writer (the lock is first come, first served). */
-  private async flush(): Promise<void> {
+  /**
+   * Commits the open group, after the members already waiting for the writer (the lock is first come,
+   * first served). Also called before the connections close, so a shutdown loses no write in flight.
+   */
+  async drain(): Promise<void> {
     const release = await this.lock.lock();
     try {
       if (this.group) await this.commitGroup().catch(() => undefined);

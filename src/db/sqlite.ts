@@ -260,6 +260,7 @@ class RoutedDriver implements Driver {
   async releaseConnection(): Promise<void> {}
 
   async destroy(): Promise<void> {
+    await this.connections.writes.drain();
     this.connections.close();
   }
 }

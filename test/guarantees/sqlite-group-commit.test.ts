@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
@@ -138,5 +141,22 @@ describe('SQLite group commit', () => {
     expect(committed()).toEqual([]);
     await insert(db, 'ws_next');
     expect(committed()).toEqual(['ws_next']);
+  });
+
+  it('closing the database commits the group still open: a shutdown loses no write in flight', async () => {
+    const other = await openScratchSqlite('sqlite-group-commit-close');
+    let inserted!: () => void;
+    const ran = new Promise<void>((resolve) => (inserted = resolve));
+    const write = other.handle.db.transaction().execute(async (trx) => {
+      await insert(trx, 'ws_in_flight');
+      inserted();
+    });
+    await ran; // the write ran; its commit waits for the group's
+    await other.handle.close();
+    await expect(write).resolves.toBeUndefined();
+    const reopened = new SQLite(other.file, { readonly: true });
+    expect(reopened.prepare('select id from workspaces').pluck().all()).toEqual(['ws_in_flight']);
+    reopened.close();
+    fs.rmSync(path.dirname(other.file), { recursive: true, force: true });
   });
 });
