@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import type { SqliteConnections } from '../../src/db/sqlite.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { backend, openScratchSqlite } from '../helpers/database.js';
+import { backend, insertOrphanKeyCheckedAtCommit, openScratchSqlite } from '../helpers/database.js';
 
 // The embedded database's own driver (src/db/sqlite.ts): a writer for transactions and writes, a
 // query-only reader for the rest, and per-table write versions that let caches of rows stay correct.
@@ -99,17 +99,8 @@ describe('SQLite connections: writer, reader and write versions', () => {
   });
 
   it('a failed COMMIT rolls back and frees the writer for the next transaction', async () => {
-    const attempt = db.transaction().execute(async (trx) => {
-      // Deferred foreign keys are checked at COMMIT: the commit itself fails.
-      await sql`pragma defer_foreign_keys = on`.execute(trx);
-      await trx
-        .insertInto('api_keys')
-        .values({
-          id: 'key_orphan', workspace_id: 'ws_missing', name: 'orphan', display_prefix: 'x', secret_hash: 'orphan-hash',
-          scopes: '[]', created_by: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, last_used_at: null,
-        })
-        .execute();
-    });
+    // The commit itself fails (a foreign key checked at COMMIT).
+    const attempt = db.transaction().execute(insertOrphanKeyCheckedAtCommit);
     await expect(attempt).rejects.toThrow(/FOREIGN KEY/i);
     expect(connections.writer.raw.inTransaction).toBe(false);
     await db.transaction().execute(async (trx) => {

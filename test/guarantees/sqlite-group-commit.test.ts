@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import type { SqliteConnections } from '../../src/db/sqlite.js';
-import { openScratchSqlite } from '../helpers/database.js';
+import { insertOrphanKeyCheckedAtCommit, openScratchSqlite } from '../helpers/database.js';
 
 // Group commit on the embedded database (src/db/sqlite-group-commit.ts): writes that arrive in the same
 // turn of the event loop share one COMMIT, and none of them resolves before that COMMIT has succeeded.
@@ -107,17 +107,7 @@ describe('SQLite group commit', () => {
   it('a failed COMMIT fails every transaction of the group, and frees the writer', async () => {
     const results = await Promise.allSettled([
       db.transaction().execute((trx) => insert(trx, 'ws_innocent')),
-      db.transaction().execute(async (trx) => {
-        // Deferred foreign keys are checked at COMMIT: the group's COMMIT fails.
-        await sql`pragma defer_foreign_keys = on`.execute(trx);
-        await trx
-          .insertInto('api_keys')
-          .values({
-            id: 'key_orphan', workspace_id: 'ws_missing', name: 'orphan', display_prefix: 'x', secret_hash: 'orphan-hash',
-            scopes: '[]', created_by: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, last_used_at: null,
-          })
-          .execute();
-      }),
+      db.transaction().execute(insertOrphanKeyCheckedAtCommit), // the group's COMMIT fails
     ]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     for (const result of results) expect(String((result as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/i);

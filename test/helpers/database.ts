@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { Database } from '../../src/db/schema.js';
 import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
 
 // The suites run on SQLite by default and on PostgreSQL (+ Redis) when TEST_DATABASE_URL (and
@@ -54,4 +56,19 @@ export async function openScratchSqlite(name: string): Promise<{ file: string; h
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Makes the transaction's COMMIT itself fail on SQLite: with deferred foreign keys, a key of a workspace that
+ * does not exist is refused only when the transaction commits.
+ */
+export async function insertOrphanKeyCheckedAtCommit(trx: Transaction<Database>): Promise<void> {
+  await sql`pragma defer_foreign_keys = on`.execute(trx);
+  await trx
+    .insertInto('api_keys')
+    .values({
+      id: 'key_orphan', workspace_id: 'ws_missing', name: 'orphan', display_prefix: 'x', secret_hash: 'orphan-hash',
+      scopes: '[]', created_by: null, created_at: new Date().toISOString(), expires_at: null, revoked_at: null, last_used_at: null,
+    })
+    .execute();
 }
