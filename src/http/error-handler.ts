@@ -80,9 +80,9 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toAppError(error);
+    if (problem.status < 500) return sendRefusal(request, reply, problem);
     if (problem.status === 503) request.log.warn({ err: error }, 'dependency unavailable');
-    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-    else return sendRefusal(request, reply, problem);
+    else request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>
