@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
+import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, prepareDatabase } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
@@ -14,6 +15,9 @@ import { leadRepository } from '../src/modules/leads/repository.js';
 //   repositories, on the service's database) for an agent by id and the first page of 20 leads, answered
 //   as they come from the database: what the reads cost without authentication, limits, presentation or
 //   logging;
+// - GET /bare-refusal: a 401 problem of the same size and headers as the service's answer to an invalid key,
+//   with the request's log line written by pino (a child logger per request, as Fastify makes one), and
+//   nothing else: what a logged refusal costs at the least;
 // - POST /bare-write: the same database transaction as a lead creation with its audit row, and nothing
 //   else (what a durable write costs here).
 const config = loadConfig();
@@ -38,6 +42,24 @@ app.get('/bare-read/:workspace/:id', async (request) => {
 app.get('/bare-list/:workspace', async (request) => {
   const { workspace } = request.params as { workspace: string };
   return leadRepository.list(serviceDatabase.db, workspace, {}, { limit: 20, after: null, order: 'desc' });
+});
+// The service's log line format and destination (stdout, which the benchmark discards as it does the service's).
+const accessLog = pino({ level: 'info', base: { service: 'baseline' }, timestamp: pino.stdTimeFunctions.isoTime });
+const challenge =
+  'Bearer realm="api", error="invalid_token", error_description="The API key is malformed: expected a key of the form wsk_... as created in Settings > Developers or by the CLI."';
+let refusals = 0;
+app.get('/bare-refusal', (request, reply) => {
+  const started = performance.now();
+  const requestId = `req_${(refusals += 1)}`;
+  const problem = {
+    type: '/docs/errors#invalid_api_key', title: 'Invalid API key', status: 401, code: 'invalid_api_key', instance: request.url, request_id: requestId,
+    detail: 'The API key is malformed: expected a key of the form wsk_... as created in Settings > Developers or by the CLI.',
+  };
+  reply.code(401).header('Request-Id', requestId).header('WWW-Authenticate', challenge).type('application/problem+json').send(JSON.stringify(problem));
+  accessLog.child({ request_id: requestId }).info(
+    { method: request.method, url: request.url, status: 401, response_time_ms: Math.round((performance.now() - started) * 10) / 10 },
+    'request completed',
+  );
 });
 app.post('/bare-write', async (request, reply) => {
   const body = request.body as { email?: string };

@@ -91,6 +91,8 @@ export async function runScenarios(servers: Servers, data: DataSet, connections:
   // The 401 storm: invalid keys at full concurrency, on its own (its throughput against bare). Then the
   // storm again with one connection sending a valid key beside it, whose latency is compared with that
   // connection alone: the server serves both, so the storm's own figure is taken from the first phase.
+  const bareRefusal = await measure(baseline, { path: '/bare-refusal', expect401: true }, connections, seconds);
+  record('bare refusal (401 + log line)', bareRefusal, bareRefusal.rps / bare.rps, 'reference', null);
   const storm = await measure(service, { path: botPath, key: INVALID_KEY, expect401: true }, connections, seconds);
   record('401 storm (invalid keys)', storm, storm.rps / bare.rps, '>= 0.5 x bare rps', storm.rps / bare.rps >= 0.5 && storm.non2xx === storm.requests);
   const probeAlone = await measure(service, { path: botPath, key: data.main.key }, 1, seconds);

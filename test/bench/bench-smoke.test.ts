@@ -51,6 +51,7 @@ describe('npm run bench (tiny)', () => {
       'POST /leads + Idempotency-Key',
       'GET /analytics (10k messages)',
       'GET /analytics (1M messages)',
+      'bare refusal (401 + log line)',
       '401 storm (invalid keys)',
       'valid key during the storm',
     ]);
