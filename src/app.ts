@@ -2,6 +2,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { prepareDatabase, type DatabaseHandle } from './db/database.js';
+import type { Logger } from 'pino';
+import { accessLogger } from './http/access-log.js';
 import { accessPolicy, authenticateHook } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
@@ -16,7 +18,8 @@ import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
 import { widgetAssets } from './http/widget-assets.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { createLogger } from './lib/logger.js';
+import type { LineDestination } from './lib/log-destination.js';
+import { createLogger, deferredChildLogger } from './lib/logger.js';
 import { MemoryRateLimitStore } from './lib/rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './lib/rate-limit/redis-store.js';
 import type { RateLimitStore } from './lib/rate-limit/types.js';
@@ -59,6 +62,8 @@ export interface AppOverrides {
    * must not see agent answers appear); jobs are still recorded, and widget requests still answer inline.
    */
   replyWorker?: boolean;
+  /** Where log lines go (stdout by default); tests read them. */
+  logDestination?: LineDestination;
 }
 
 /** How often the idle sweep runs. */
@@ -71,7 +76,7 @@ const IDLE_SWEEP_INTERVAL_MS = 60_000;
 export async function buildApp(config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const { handle: database } = await prepareDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
-  const logger = createLogger(config) as FastifyBaseLogger;
+  const logger = createLogger(config, overrides.logDestination) as FastifyBaseLogger;
   // The one place the reply engine is chosen: the configured provider (LLM_PROVIDER), unless a test passes one.
   const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
@@ -81,6 +86,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const app = Fastify({
     loggerInstance: logger,
     genReqId: requestIdFor,
+    childLoggerFactory: (parent, bindings, options) => deferredChildLogger(parent as unknown as Logger, bindings, options as Record<string, unknown>) as unknown as FastifyBaseLogger,
     // One log line per request (written when it completes, by the hook below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -145,12 +151,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     request.log.debug({ req: { method: request.method, url: request.url } }, 'incoming request');
     done();
   });
+  const logRequest = accessLogger(logger as Logger);
   app.addHook('onResponse', (request, reply, done) => {
-    // Flat fields: nested objects cost pino a redaction walk per line.
-    request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, response_time_ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request completed',
-    );
+    logRequest(request, reply);
     done();
   });
 

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
+import { syncLineDestination, type LineDestination } from './log-destination.js';
 
 /**
  * Paths that must never reach a log line: credentials and secrets. Explicit paths only: a wildcard makes
@@ -22,12 +23,89 @@ export const REDACTED_PATHS = [
   'llm.anthropic.apiKey',
 ];
 
-/** The service's pino logger: JSON lines with request ids; credentials redacted. */
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({
-    level: config.logLevel,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    base: { service: 'chat-agent-service' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+/**
+ * The service's pino logger: JSON lines with request ids; credentials redacted. Lines go to stdout
+ * synchronously (`syncLineDestination`): none waits in a buffer to be lost if the process dies, and none
+ * costs a trip through libuv's thread pool, pino's default, which under load cost about 5 µs per line
+ * (docs/decisions/0005).
+ */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination: LineDestination = syncLineDestination()): Logger {
+  return pino(
+    {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      base: { service: 'chat-agent-service' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}
+
+type LevelMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Bindings = Record<string, unknown>;
+type ChildOptions = { level?: string } & Record<string, unknown>;
+interface BaseLogger {
+  level: string;
+  isLevelEnabled(level: string): boolean;
+  child(bindings: Bindings, options?: ChildOptions): BaseLogger;
+}
+
+/**
+ * A request's logger (Fastify `childLoggerFactory`): the pino child with the request's bindings
+ * (`request_id`) is made when the request first logs a line at an enabled level, not for every request.
+ * Most requests write only their access line (src/http/access-log.ts), which does not need it; making the
+ * child anyway cost about 1 µs per request (docs/decisions/0005).
+ */
+export function deferredChildLogger<L extends BaseLogger>(parent: L, bindings: Bindings, options: ChildOptions): L {
+  // A route with its own level needs the real child at once: its level, not the parent's, decides.
+  if (options.level !== undefined) return parent.child(bindings, options) as L;
+  return new DeferredChild(parent, bindings, options) as unknown as L;
+}
+
+class DeferredChild {
+  private real: BaseLogger | null = null;
+  constructor(
+    private readonly parent: BaseLogger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildOptions,
+  ) {}
+
+  private materialize(): BaseLogger {
+    return (this.real ??= this.parent.child(this.bindings, this.options));
+  }
+  get level(): string {
+    return (this.real ?? this.parent).level;
+  }
+  set level(level: string) {
+    this.materialize().level = level;
+  }
+  isLevelEnabled(level: string): boolean {
+    return (this.real ?? this.parent).isLevelEnabled(level);
+  }
+  child(bindings: Bindings, options?: ChildOptions): BaseLogger {
+    return this.materialize().child(bindings, options);
+  }
+  silent(): void {}
+  private line(method: LevelMethod, args: unknown[]): void {
+    if (this.real === null && !this.parent.isLevelEnabled(method)) return;
+    (this.materialize() as unknown as Record<LevelMethod, (...a: unknown[]) => void>)[method](...args);
+  }
+  fatal(...args: unknown[]): void {
+    this.line('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.line('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.line('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.line('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.line('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.line('trace', args);
+  }
 }
