@@ -4,6 +4,7 @@ import type { ApiKeyPrincipal, ApiKeyService, AuthFailure } from '../modules/api
 import { sendRefusal } from './error-handler.js';
 import { AppError } from './errors.js';
 import type { Scope } from './scopes.js';
+import { isWellFormedApiKey } from '../lib/api-key-format.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -47,14 +48,22 @@ function bearerToken(request: FastifyRequest): string | null {
 }
 
 /**
- * Authentication (onRequest of /api/v1): the bearer key becomes the request's principal, or 401.
- * It runs before the body is read, so refused requests cost no parsing and never reach validation.
+ * The request's bearer key when it has the shape and checksum of a key this service issues, else the
+ * refusal it earns before any lookup. Decided synchronously, so an invalid-key storm costs no promise.
+ */
+function presentedKey(request: FastifyRequest): string | AppError {
+  const token = bearerToken(request);
+  if (token === null) return MISSING_KEY;
+  return isWellFormedApiKey(token) ? token : REFUSED_KEY.malformed;
+}
+
+/**
+ * Authentication of a well-formed key (onRequest of /api/v1, after `presentedKey`): the key becomes the
+ * request's principal, or 401. It runs before the body is read, so refused requests cost no parsing and
+ * never reach validation.
  */
 export function authenticateHook(apiKeys: ApiKeyService) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    if (!request.routeOptions.config.scope) return;
-    const token = bearerToken(request);
-    if (token === null) throw MISSING_KEY;
+  return async function authenticate(request: FastifyRequest, token: string): Promise<void> {
     const result = await apiKeys.authenticate(token);
     if (!result.ok) throw REFUSED_KEY[result.reason];
     request.principal = result.principal;
@@ -75,23 +84,28 @@ export function requireScope(request: FastifyRequest): void {
 
 /**
  * The access policy of /api/v1 as one onRequest hook (one hook per request instead of three): authentication,
- * then the rate limit (so refused keys spend no budget), then the route's scope. Public routes pass.
+ * then the rate limit (so refused keys spend no budget), then the route's scope. Public routes pass. A key
+ * refused on its shape is answered at once; the others take the asynchronous path (key lookup, budget).
  */
 export function accessPolicy(
-  authenticate: (request: FastifyRequest) => Promise<void>,
+  authenticate: (request: FastifyRequest, token: string) => Promise<void>,
   rateLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
 ) {
-  return async function access(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
-    if (!request.routeOptions.config.scope) return;
-    try {
-      await authenticate(request);
-      await rateLimit(request, reply);
-      requireScope(request);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns.
-      return sendRefusal(request, reply, error);
-    }
+  async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
+    await authenticate(request, token);
+    await rateLimit(request, reply);
+    requireScope(request);
+  }
+  return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    if (!request.routeOptions.config.scope) return done();
+    const key = presentedKey(request);
+    // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns
+    // (a hook that has answered does not call done()).
+    if (key instanceof AppError) return void sendRefusal(request, reply, key);
+    checkKeyAndBudget(request, reply, key).then(
+      () => done(),
+      (error: unknown) => (error instanceof AppError ? void sendRefusal(request, reply, error) : done(error as Error)),
+    );
   };
 }
 
