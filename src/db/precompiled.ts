@@ -55,6 +55,19 @@ export function precompiled<Args extends string[], Row>(build: (db: Kysely<Datab
 }
 
 /**
+ * Like `precompiled`, for a read of many rows (a page of a list): every row, in the query's order.
+ */
+export function precompiledRows<Args extends unknown[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
+  const compiled = compileOnce(build);
+  return async (db: Db, ...args: Args): Promise<Row[]> => {
+    const query = compiled(db, args);
+    const rows = sqliteConnectionsOf(db)?.readNow(query.sql, query.parameters);
+    if (rows) return rows as Row[];
+    return (await db.executeQuery(query)).rows;
+  };
+}
+
+/**
  * A write built and compiled once per dialect, then run with new arguments on the given executor (usually a
  * transaction): for the statements of every write request (idempotency record, audit chain, counters).
  */

@@ -44,12 +44,14 @@ export function encodeCursor(position: Keyset, filters: Record<string, unknown>)
   return Buffer.from(JSON.stringify(payload)).toString('base64url');
 }
 
+function invalid(): AppError {
+  return new AppError('invalid_cursor', 'The cursor is malformed or was issued for different filters; start again without it.', {
+    errors: [{ parameter: 'cursor', message: 'invalid cursor' }],
+  });
+}
+
 /** Decodes a cursor; 400 `invalid_cursor` when it is malformed, tampered with, or from other filters. */
 export function decodeCursor(cursor: string, filters: Record<string, unknown>): Keyset {
-  const invalid = () =>
-    new AppError('invalid_cursor', 'The cursor is malformed or was issued for different filters; start again without it.', {
-      errors: [{ parameter: 'cursor', message: 'invalid cursor' }],
-    });
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
