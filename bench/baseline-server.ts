@@ -3,9 +3,15 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, prepareDatabase } from '../src/db/database.js';
+import type { OperationContext } from '../src/lib/actor.js';
+import { systemClock } from '../src/lib/clock.js';
 import { newId } from '../src/lib/ids.js';
+import { createAuditWriter, diffChanges } from '../src/modules/audit/writer.js';
 import { chatbotRepository } from '../src/modules/chatbots/repository.js';
-import { leadRepository } from '../src/modules/leads/repository.js';
+import { presentLead } from '../src/modules/leads/presenter.js';
+import { leadRepository, type LeadRow } from '../src/modules/leads/repository.js';
+import { AUDITED_LEAD_FIELDS } from '../src/modules/leads/service.js';
+import { dayOf, statsRepository } from '../src/modules/stats/repository.js';
 
 // The two ceilings the benchmark compares against, in a process of their own:
 // - GET /bare: a bare Fastify server answering a small JSON object (what Node HTTP does here);
@@ -18,14 +24,21 @@ import { leadRepository } from '../src/modules/leads/repository.js';
 // - GET /bare-refusal: a 401 problem of the same size and headers as the service's answer to an invalid key,
 //   with the request's log line written by pino (a child logger per request, as Fastify makes one), and
 //   nothing else: what a logged refusal costs at the least;
-// - POST /bare-write: the same database transaction as a lead creation with its audit row, and nothing
-//   else (what a durable write costs here).
+// - POST /bare-write: the same database transaction as a lead creation with its audit row (the lead, the
+//   day's counter, the audit event linked into the workspace's chain), through the service's own
+//   repositories, and nothing else: what a durable lead creation costs here;
+// - POST /bare-write-two-inserts: the lead and an audit row alone, a reference (the earlier baseline).
 const config = loadConfig();
 const { handle } = await prepareDatabase(config.database);
 const db = handle.db;
 const serviceDatabase = openDatabase(loadConfig({ DATABASE_URL: process.env.SERVICE_DATABASE_URL!, DATABASE_SCHEMA: process.env.SERVICE_DATABASE_SCHEMA ?? '' }).database);
 const workspaceId = newId('workspace');
-await db.insertInto('workspaces').values({ id: workspaceId, name: 'baseline', created_at: new Date().toISOString() }).execute();
+const twoInsertsWorkspaceId = newId('workspace');
+for (const id of [workspaceId, twoInsertsWorkspaceId]) {
+  await db.insertInto('workspaces').values({ id, name: 'baseline', created_at: new Date().toISOString() }).execute();
+}
+const audit = createAuditWriter(systemClock);
+let writes = 0;
 
 let sequence = 0;
 const app = Fastify({ logger: false });
@@ -61,19 +74,45 @@ app.get('/bare-refusal', (request, reply) => {
     'request completed',
   );
 });
+// The lead creation's own transaction, through the service's repositories and audit writer (the same
+// statements, compiled once, as the service runs them): the lead, the day's counter, and the audit event
+// linked into the workspace's hash chain (head, event, new head).
 app.post('/bare-write', async (request, reply) => {
+  const body = request.body as { email?: string; name?: string };
+  const now = new Date();
+  const at = now.toISOString();
+  const row: LeadRow = {
+    id: newId('lead', now.getTime()), workspace_id: workspaceId, chatbot_id: null, conversation_id: null, name: body.name ?? null, email: body.email ?? null,
+    phone: null, company: null, status: 'new', source: 'api', custom_fields: '{}', created_at: at, updated_at: at,
+  };
+  // The audit event of an API write: the key as actor, the request's facts.
+  const ctx: OperationContext = {
+    actor: { type: 'api_key', id: 'key_01JD0000000000000000000000', name: 'bench', workspaceId },
+    request: { requestId: `req_${(writes += 1)}`, ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+  };
+  await db.transaction().execute(async (trx) => {
+    await leadRepository.insert(trx, row);
+    await statsRepository.bump(trx, workspaceId, dayOf(at), null, { leads: 1 });
+    const changes = diffChanges(null, presentLead(row), AUDITED_LEAD_FIELDS);
+    await audit.record(trx, ctx, { action: 'lead.created', target: { type: 'lead', id: row.id }, changes });
+  });
+  return reply.code(201).send({ id: row.id, object: 'lead', email: row.email, created_at: at });
+});
+// The two inserts alone (the lead and an audit row, built with Kysely per request): a reference, the
+// baseline of the runs before 2026-11-24 evening.
+app.post('/bare-write-two-inserts', async (request, reply) => {
   const body = request.body as { email?: string };
   const at = new Date().toISOString();
   const id = newId('lead');
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('leads')
-      .values({ id, workspace_id: workspaceId, chatbot_id: null, conversation_id: null, name: null, email: body.email ?? null, phone: null, company: null, status: 'new', source: 'api', custom_fields: '{}', created_at: at, updated_at: at })
+      .values({ id, workspace_id: twoInsertsWorkspaceId, chatbot_id: null, conversation_id: null, name: null, email: body.email ?? null, phone: null, company: null, status: 'new', source: 'api', custom_fields: '{}', created_at: at, updated_at: at })
       .execute();
     await trx
       .insertInto('audit_events')
       .values({
-        id: newId('auditEvent'), workspace_id: workspaceId, seq: (sequence += 1), occurred_at: at, action: 'lead.created',
+        id: newId('auditEvent'), workspace_id: twoInsertsWorkspaceId, seq: (sequence += 1), occurred_at: at, action: 'lead.created',
         actor_type: 'api_key', actor_id: 'key_x', actor_name: 'bench', target_type: 'lead', target_id: id, changes: JSON.stringify({ email: { before: null, after: body.email } }),
         request_id: null, idempotency_key: null, ip: null, user_agent: null, prev_hash: '', hash: createHash('sha256').update(id).digest('hex'),
       })

@@ -17,10 +17,13 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Starts a TypeScript entry point (`src/server.ts`, `bench/baseline-server.ts`) as its own process. */
-export async function startProcess(entry: string, env: Record<string, string>): Promise<BenchServer> {
+/**
+ * Starts a TypeScript entry point (`src/server.ts`, `bench/baseline-server.ts`) as its own process.
+ * `nodeArgs` go to node before the entry point, e.g. `--cpu-prof` to profile the server under load.
+ */
+export async function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],

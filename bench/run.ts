@@ -80,7 +80,9 @@ console.error(`data set ready in ${generationSeconds} s`);
 await settle(serviceEnv);
 
 const limits = { RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
-const service = await startProcess('src/server.ts', { ...serviceEnv, ...limits });
+// BENCH_SERVICE_NODE_ARGS: node options for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+const serviceNodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const service = await startProcess('src/server.ts', { ...serviceEnv, ...limits }, serviceNodeArgs);
 const baseline = await startProcess('bench/baseline-server.ts', {
   ...baselineEnv,
   SERVICE_DATABASE_URL: serviceEnv.DATABASE_URL!,

@@ -58,6 +58,8 @@ export async function runScenarios(servers: Servers, data: DataSet, connections:
   }
   const bareWrite = await measure(baseline, { method: 'POST', path: '/bare-write', uniqueWrite: true }, connections, seconds);
   record('bare-write', bareWrite, null, 'baseline', null);
+  const twoInserts = await measure(baseline, { method: 'POST', path: '/bare-write-two-inserts', uniqueWrite: true }, connections, seconds);
+  record('bare-write, two inserts only', twoInserts, twoInserts.rps / bareWrite.rps, 'reference', null);
 
   const botId = data.main.chatbotIds[Math.floor(data.main.chatbotIds.length / 2)]!;
   // The service's data access alone, in a bare route: the part of each read that no service can avoid.
@@ -81,6 +83,7 @@ export async function runScenarios(servers: Servers, data: DataSet, connections:
 
   const post = await measure(service, { method: 'POST', path: '/api/v1/leads', key: data.main.key, uniqueWrite: true }, connections, seconds);
   record('POST /leads + Idempotency-Key', post, post.rps / bareWrite.rps, '>= 0.60 x bare-write rps', post.rps / bareWrite.rps >= 0.6 && post.errors === 0);
+  record('POST /leads vs two inserts only', post, post.rps / twoInserts.rps, 'reference', null);
 
   const small = await measure(service, { path: '/api/v1/analytics', key: data.small.key }, connections, seconds);
   record('GET /analytics (10k messages)', small, null, 'reference', null);

@@ -1,11 +1,12 @@
-import { precompiledWrite } from '../../db/precompiled.js';
+import { precompiled, precompiledWrite } from '../../db/precompiled.js';
 import type { Db, IdempotencyKeysTable } from '../../db/schema.js';
 
 const COLUMNS = [
   'api_key_id', 'idempotency_key', 'fingerprint', 'state', 'locked_until', 'response_status', 'response_headers', 'response_body', 'created_at', 'expires_at',
 ] as const satisfies readonly (keyof IdempotencyKeysTable)[];
 
-// Every idempotent write claims and completes its key: both statements are built and compiled once.
+// Every idempotent write claims and completes its key, and a retry reads it: the statements are built and
+// compiled once.
 const claimKey = precompiledWrite((db, now: string, ...values: unknown[]) =>
   db
     .insertInto('idempotency_keys')
@@ -34,17 +35,20 @@ const completeKey = precompiledWrite((db, apiKeyId: string, key: string, status:
     .where('idempotency_key', '=', key),
 );
 
+const liveRecord = precompiled((db, apiKeyId: string, key: string, now: string) =>
+  db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('api_key_id', '=', apiKeyId)
+    .where('idempotency_key', '=', key)
+    .where('expires_at', '>', now),
+);
+
 /** SQL for stored idempotent results, keyed by (API key id, Idempotency-Key). */
 export const idempotencyRepository = {
   /** The live record of a key (expired ones are treated as absent: the window is enforced here). */
   async findLive(db: Db, apiKeyId: string, key: string, now: string): Promise<IdempotencyKeysTable | undefined> {
-    return db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('api_key_id', '=', apiKeyId)
-      .where('idempotency_key', '=', key)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
+    return liveRecord(db, apiKeyId, key, now);
   },
 
   /**

@@ -24,7 +24,7 @@ export interface VersionedLead {
 
 const EDITABLE = ['name', 'email', 'phone', 'company', 'status'] as const;
 /** The fields whose changes the audit log records. */
-const AUDITED = ['chatbot_id', 'conversation_id', 'name', 'email', 'phone', 'company', 'status', 'source', 'custom_fields'] as const;
+export const AUDITED_LEAD_FIELDS = ['chatbot_id', 'conversation_id', 'name', 'email', 'phone', 'company', 'status', 'source', 'custom_fields'] as const;
 
 function normaliseEmail(email: string | null | undefined): string | null | undefined {
   return typeof email === 'string' ? email.trim().toLowerCase() : email;
@@ -104,7 +104,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
           });
         }
         const result = versioned(row);
-        await audit.record(trx, ctx, { action: 'lead.created', target: { type: 'lead', id: row.id }, changes: diffChanges(null, result.lead, AUDITED) });
+        await audit.record(trx, ctx, { action: 'lead.created', target: { type: 'lead', id: row.id }, changes: diffChanges(null, result.lead, AUDITED_LEAD_FIELDS) });
         return result;
       });
     },
@@ -150,7 +150,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
         const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof LeadRow]]));
         await leadRepository.update(trx, ctx.actor.workspaceId, id, changes);
         const result = versioned(next);
-        await audit.record(trx, ctx, { action: 'lead.updated', target: { type: 'lead', id }, changes: diffChanges(presentLead(current), result.lead, AUDITED) });
+        await audit.record(trx, ctx, { action: 'lead.updated', target: { type: 'lead', id }, changes: diffChanges(presentLead(current), result.lead, AUDITED_LEAD_FIELDS) });
         return result;
       });
     },
