@@ -101,6 +101,11 @@ export class SqliteConnections {
   private unknownWrites = 0;
   private lastDataVersion = -1;
   private readonly dataVersion: SQLite.Statement;
+  /** Set while this event-loop turn has read data_version; cleared when the turn ends. */
+  private dataVersionChecked = false;
+  private readonly endTurn = () => {
+    this.dataVersionChecked = false;
+  };
 
   constructor(file: string) {
     const inMemory = file === ':memory:';
@@ -123,12 +128,21 @@ export class SqliteConnections {
    * when the statement runs and again when its transaction ends, so a reader racing the commit cannot keep
    * the old row), a write of unknown target, or a commit by another process (SQLite's data_version).
    * Caches of rows from that table stay valid while it is unchanged.
+   *
+   * data_version is read once per event-loop turn (a request's bytes that arrive after another process's
+   * commit are read in a later turn, so that request sees the commit): on a VM, the pragma's file locks
+   * were 10 % of a GET /chatbots/{id} (docs/performance.md, eighth round). A version read earlier in the
+   * turn is never newer than the rows read after it, so caches keyed by it stay correct.
    */
   writeVersion(table: string): number {
-    const dataVersion = this.dataVersion.get() as number;
-    if (dataVersion !== this.lastDataVersion) {
-      this.lastDataVersion = dataVersion;
-      this.unknownWrites++;
+    if (!this.dataVersionChecked) {
+      this.dataVersionChecked = true;
+      setImmediate(this.endTurn);
+      const dataVersion = this.dataVersion.get() as number;
+      if (dataVersion !== this.lastDataVersion) {
+        this.lastDataVersion = dataVersion;
+        this.unknownWrites++;
+      }
     }
     return this.unknownWrites + (this.tableWrites.get(table) ?? 0);
   }
