@@ -26,3 +26,20 @@ export function installReplyHelpers(app: FastifyInstance): void {
     return this;
   });
 }
+
+/**
+ * Sends values that are sent again and again unchanged (frozen entries of a `tableCache`) as JSON,
+ * serialized by the route's response schema once per value instead of once per response. One sender per
+ * route: the body depends on the route's schema. Values that are not frozen are serialized every time.
+ */
+export function sharedBodySender() {
+  const bodies = new WeakMap<object, string>();
+  return function sendShared(reply: FastifyReply, value: object): FastifyReply {
+    let body = bodies.get(value);
+    if (body === undefined) {
+      body = reply.serialize(value);
+      if (Object.isFrozen(value)) bodies.set(value, body);
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
+  };
+}

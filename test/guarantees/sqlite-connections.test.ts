@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
 import type { SqliteConnections } from '../../src/db/sqlite.js';
@@ -116,37 +116,71 @@ describe('SQLite connections: writer, reader and write versions', () => {
   });
 });
 
-describe('API key lookups stay correct while cached', () => {
+describe('cached rows stay correct (API keys, agents)', () => {
   let t: TestApp;
+  let url: string;
 
   beforeAll(async () => {
     t = await createTestApp();
+    // Over a real socket (kept alive), as a client sends them: a request sent after another process's commit
+    // is read in a later event-loop turn than anything before it (in-process inject calls can share one turn).
+    url = await t.app.listen({ host: '127.0.0.1', port: 0 });
   });
 
   afterAll(async () => {
     await t.close();
   });
 
+  /** Runs an update as another process would: its own connection to the SQLite file (PostgreSQL: the database). */
+  async function updateElsewhere(text: string, values: string[]): Promise<void> {
+    if (backend !== 'sqlite') {
+      let n = 0;
+      await t.app.database.db.executeQuery(CompiledQuery.raw(text.replace(/\?/g, () => `$${++n}`), values));
+      return;
+    }
+    const other = new SQLite(t.databaseEnv.DATABASE_URL!.replace(/^sqlite:/, ''));
+    try {
+      other.prepare(text).run(...values);
+    } finally {
+      other.close();
+    }
+  }
+
   it('a key revoked by another process (the CLI, another connection) is refused on the next request', async () => {
     const tenant = await t.tenant();
-    // Over a real socket (kept alive), as a client sends them: a request sent after the commit is read in a
-    // later event-loop turn than anything before it (in-process inject calls can share one turn).
-    const url = await t.app.listen({ host: '127.0.0.1', port: 0 });
     const get = async () => (await fetch(`${url}/api/v1/chatbots`, { headers: { authorization: `Bearer ${tenant.key}` } })).status;
     expect(await get()).toBe(200);
     expect(await get()).toBe(200);
 
-    const revokedAt = new Date().toISOString();
-    if (backend === 'sqlite') {
-      const other = new SQLite(t.databaseEnv.DATABASE_URL!.replace(/^sqlite:/, ''));
-      try {
-        other.prepare('update api_keys set revoked_at = ? where id = ?').run(revokedAt, tenant.keyId);
-      } finally {
-        other.close();
-      }
-    } else {
-      await sql`update api_keys set revoked_at = ${revokedAt} where id = ${tenant.keyId}`.execute(t.app.database.db);
-    }
+    await updateElsewhere('update api_keys set revoked_at = ? where id = ?', [new Date().toISOString(), tenant.keyId]);
     expect(await get()).toBe(401);
+  });
+
+  it('GET /chatbots/{id} shows a change made through the API, and one made by another process, on the next request', async () => {
+    const tenant = await t.tenant();
+    const headers = { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' };
+    const created = await fetch(`${url}/api/v1/chatbots`, { method: 'POST', headers, body: JSON.stringify({ name: 'First name' }) });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const get = async () => {
+      const res = await fetch(`${url}/api/v1/chatbots/${id}`, { headers });
+      expect(res.status).toBe(200);
+      return { etag: res.headers.get('etag'), body: (await res.json()) as { name: string; updated_at: string } };
+    };
+    const first = await get();
+    expect(first.body.name).toBe('First name');
+    expect(await get()).toEqual(first);
+
+    const patched = await fetch(`${url}/api/v1/chatbots/${id}`, { method: 'PATCH', headers, body: JSON.stringify({ name: 'Second name' }) });
+    expect(patched.status).toBe(200);
+    const second = await get();
+    expect(second.body.name).toBe('Second name');
+    expect(second.etag).not.toBe(first.etag);
+
+    const updatedAt = new Date(Date.parse(second.body.updated_at) + 1000).toISOString();
+    await updateElsewhere('update chatbots set name = ?, updated_at = ? where id = ?', ['Third name', updatedAt, id]);
+    const third = await get();
+    expect(third.body).toMatchObject({ name: 'Third name', updated_at: updatedAt });
+    expect(third.etag).not.toBe(second.etag);
   });
 });

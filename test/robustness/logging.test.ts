@@ -5,7 +5,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncLineDestination, type LineDestination } from '../../src/lib/log-destination.js';
+import { syncLineDestination, turnBufferedDestination, type LineDestination } from '../../src/lib/log-destination.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
@@ -147,5 +147,48 @@ describe('the synchronous log destination', () => {
     } finally {
       reader.kill();
     }
+  });
+});
+
+describe('the turn-buffered log destination', () => {
+  it('writes the lines of one event-loop turn together, in order, once the turn is over', async () => {
+    const writes: string[] = [];
+    const destination = turnBufferedDestination({ write: (lines) => void writes.push(lines) });
+    destination.write('{"n":1}\n');
+    destination.write('{"n":2}\n');
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n']);
+    destination.write('{"n":3}\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['{"n":1}\n{"n":2}\n', '{"n":3}\n']);
+  });
+
+  it('writes early rather than hold more than 64 kB', () => {
+    const writes: string[] = [];
+    const destination = turnBufferedDestination({ write: (lines) => void writes.push(lines) });
+    const line = `${JSON.stringify({ pad: 'x'.repeat(1000) })}\n`;
+    for (let i = 0; i < 100; i++) destination.write(line);
+    expect(writes.length).toBe(1);
+    expect(writes[0]!.length).toBeGreaterThanOrEqual(64 * 1024);
+    destination.flush();
+    expect(writes.join('')).toBe(line.repeat(100));
+  });
+
+  it.each([
+    ['process.exit() in the same turn', "process.exit(3)", 3],
+    ['an uncaught exception in the same turn', "throw new Error('boom')", 1],
+  ])('keeps the lines of the last turn through %s', async (_name, ending, code) => {
+    const script = `import { createLogger } from './src/lib/logger.ts';
+      const log = createLogger({ logLevel: 'info' });
+      log.info({ last: true }, 'the last words');
+      ${ending};`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout: Buffer[] = [];
+    child.stdout!.on('data', (chunk: Buffer) => stdout.push(chunk));
+    const [exitCode] = (await once(child, 'exit')) as [number];
+    expect(exitCode).toBe(code);
+    const lines = Buffer.concat(stdout).toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as Line);
+    expect(lines).toEqual([expect.objectContaining({ msg: 'the last words', last: true, level: 30 })]);
   });
 });

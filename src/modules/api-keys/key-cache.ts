@@ -1,39 +1,43 @@
 import type { Db } from '../../db/schema.js';
-import { sqliteConnectionsOf } from '../../db/sqlite.js';
+import { tableCache } from '../../db/table-cache.js';
+import { parseJson } from '../../lib/json.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 
-type StoredKey = ApiKeyRow & { secret_hash: string };
+/** A stored key with what authentication derives from it, derived once per read of the row. */
+export interface KnownKey {
+  row: ApiKeyRow & { secret_hash: string };
+  scopes: ReadonlySet<string>;
+  /** `expires_at` in epoch milliseconds; Infinity for a key that does not expire. */
+  expiresAtMs: number;
+  /** `last_used_at` in epoch milliseconds; -Infinity for a key never used. */
+  lastUsedAtMs: number;
+}
 
 const MAX_ENTRIES = 10_000;
 
 /**
- * Finds keys by the hash of their secret, on every authenticated request. On SQLite the rows are kept in
- * memory while the api_keys table is unchanged (any write to it, here or by another process such as the
- * CLI, empties the cache before the next lookup), so revocation still takes effect on the next request.
- * On PostgreSQL, where other instances write too, every lookup reads the database.
+ * Finds keys by the hash of their secret, on every authenticated request. On SQLite the keys are kept in
+ * memory while the api_keys table is unchanged (`tableCache`: any write to it, here or by another process
+ * such as the CLI, empties the cache before the next lookup), so revocation still takes effect on the
+ * next request. On PostgreSQL, where other instances write too, every lookup reads the database.
  */
 export function createKeyLookup(db: Db) {
-  const connections = sqliteConnectionsOf(db);
-  const cache = new Map<string, StoredKey>();
-  let version = -1;
-
+  const cache = tableCache<KnownKey>(db, 'api_keys', MAX_ENTRIES);
   return {
-    async find(secretHash: string): Promise<StoredKey | undefined> {
-      if (!connections) return apiKeyRepository.findBySecretHash(db, secretHash);
-      const current = connections.writeVersion('api_keys');
-      if (current !== version) {
-        cache.clear();
-        version = current;
-      }
-      const cached = cache.get(secretHash);
-      if (cached) return cached;
-      const row = await apiKeyRepository.findBySecretHash(db, secretHash);
-      // Only rows read while the table stayed unchanged are kept.
-      if (row && connections.writeVersion('api_keys') === version) {
-        if (cache.size >= MAX_ENTRIES) cache.clear();
-        cache.set(secretHash, row);
-      }
-      return row;
+    find(secretHash: string): Promise<KnownKey | undefined> {
+      return cache.get(secretHash, async () => {
+        const row = await apiKeyRepository.findBySecretHash(db, secretHash);
+        return row && known(row);
+      });
     },
+  };
+}
+
+function known(row: ApiKeyRow & { secret_hash: string }): KnownKey {
+  return {
+    row,
+    scopes: new Set(parseJson<string[]>(row.scopes, [])),
+    expiresAtMs: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
+    lastUsedAtMs: row.last_used_at === null ? -Infinity : Date.parse(row.last_used_at),
   };
 }

@@ -150,19 +150,16 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: A
     async authenticate(secret: string): Promise<{ ok: true; principal: ApiKeyPrincipal } | { ok: false; reason: AuthFailure }> {
       if (!isWellFormedApiKey(secret)) return { ok: false, reason: 'malformed' };
       const hash = hashApiKeySecret(secret);
-      const row = await keys.find(hash);
-      if (!row || !digestsEqual(row.secret_hash, hash)) return { ok: false, reason: 'unknown' };
-      const now = clock.now();
+      const key = await keys.find(hash);
+      if (!key || !digestsEqual(key.row.secret_hash, hash)) return { ok: false, reason: 'unknown' };
+      const { row } = key;
+      const now = clock.now().getTime();
       if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
-      if (row.expires_at !== null && row.expires_at <= now.toISOString()) return { ok: false, reason: 'expired' };
-      const since = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString();
-      if (row.last_used_at === null || row.last_used_at < since) {
-        await apiKeyRepository.touch(db, row.id, now.toISOString(), since);
+      if (key.expiresAtMs <= now) return { ok: false, reason: 'expired' };
+      if (key.lastUsedAtMs < now - TOUCH_INTERVAL_MS) {
+        await apiKeyRepository.touch(db, row.id, new Date(now).toISOString(), new Date(now - TOUCH_INTERVAL_MS).toISOString());
       }
-      return {
-        ok: true,
-        principal: { keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, scopes: new Set(parseJson<string[]>(row.scopes, [])) },
-      };
+      return { ok: true, principal: { keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, scopes: key.scopes } };
     },
   };
 }

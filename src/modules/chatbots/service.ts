@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { tableCache } from '../../db/table-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
 import { createdRange } from '../../http/filters.js';
@@ -14,6 +15,9 @@ import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilter
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import { knowledgeRepository } from '../knowledge/repository.js';
+
+/** Presented agents kept in memory on the embedded shape (each about 1 kB). */
+const MAX_CACHED_AGENTS = 5_000;
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -37,6 +41,9 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
     if (!row) throw AppError.notFound('AI Agent', id);
     return row;
   }
+
+  // Agents are read far more often than they change: presented agents are kept while the table is unchanged.
+  const readCache = tableCache<VersionedChatbot>(db, 'chatbots', MAX_CACHED_AGENTS);
 
   return {
     /** Creates an agent as a draft. */
@@ -72,7 +79,13 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
 
     /** One agent of the actor's workspace. */
     async get(ctx: OperationContext, id: string): Promise<VersionedChatbot> {
-      return versioned(await load(ctx, id));
+      if (ctx.trx) return versioned(await load(ctx, id));
+      const found = await readCache.get(`${ctx.actor.workspaceId}/${id}`, async () => {
+        const row = isId('chatbot', id) ? await chatbotRepository.find(db, ctx.actor.workspaceId, id) : undefined;
+        return row && versioned(row);
+      });
+      if (!found) throw AppError.notFound('AI Agent', id);
+      return found;
     },
 
     /** A page of the workspace's agents, newest first. */
