@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OperationContext } from '../lib/actor.js';
-import type { ApiKeyPrincipal, ApiKeyService, AuthFailure } from '../modules/api-keys/service.js';
+import type { ApiKeyPrincipal, ApiKeyService, AuthFailure, AuthResult } from '../modules/api-keys/service.js';
+import type { ApiRateLimit } from './rate-limit.js';
 import { sendRefusal } from './error-handler.js';
 import { AppError } from './errors.js';
 import type { Scope } from './scopes.js';
@@ -60,13 +61,24 @@ function presentedKey(request: FastifyRequest): string | AppError {
 /**
  * Authentication of a well-formed key (onRequest of /api/v1, after `presentedKey`): the key becomes the
  * request's principal, or 401. It runs before the body is read, so refused requests cost no parsing and
- * never reach validation.
+ * never reach validation. `now` answers without waiting when it can (a cached key, nothing to record),
+ * and returns false when only the asynchronous path can.
  */
 export function authenticateHook(apiKeys: ApiKeyService) {
-  return async function authenticate(request: FastifyRequest, token: string): Promise<void> {
-    const result = await apiKeys.authenticate(token);
+  function admit(request: FastifyRequest, result: AuthResult): void {
     if (!result.ok) throw REFUSED_KEY[result.reason];
     request.principal = result.principal;
+  }
+  return {
+    async wait(request: FastifyRequest, token: string): Promise<void> {
+      admit(request, await apiKeys.authenticate(token));
+    },
+    now(request: FastifyRequest, token: string): boolean {
+      const result = apiKeys.authenticateNow(token);
+      if (result === undefined) return false;
+      admit(request, result);
+      return true;
+    },
   };
 }
 
@@ -85,26 +97,37 @@ export function requireScope(request: FastifyRequest): void {
 /**
  * The access policy of /api/v1 as one onRequest hook (one hook per request instead of three): authentication,
  * then the rate limit (so refused keys spend no budget), then the route's scope. Public routes pass. A key
- * refused on its shape is answered at once; the others take the asynchronous path (key lookup, budget).
+ * refused on its shape is answered at once. On the embedded shape a cached key and the in-memory budgets
+ * are decided synchronously too; the rest (a key lookup, a shared budget store) takes the asynchronous path.
  */
-export function accessPolicy(
-  authenticate: (request: FastifyRequest, token: string) => Promise<void>,
-  rateLimit: (request: FastifyRequest, reply: FastifyReply) => Promise<void>,
-) {
+export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, rateLimit: ApiRateLimit) {
   async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
-    await authenticate(request, token);
-    await rateLimit(request, reply);
+    await authenticate.wait(request, token);
+    await rateLimit.spend(request, reply);
     requireScope(request);
   }
+  const refuse = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void, error: unknown) =>
+    // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns
+    // (a hook that has answered does not call done()).
+    error instanceof AppError ? void sendRefusal(request, reply, error) : done(error as Error);
+
   return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     if (!request.routeOptions.config.scope) return done();
     const key = presentedKey(request);
-    // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns
-    // (a hook that has answered does not call done()).
     if (key instanceof AppError) return void sendRefusal(request, reply, key);
-    checkKeyAndBudget(request, reply, key).then(
+    try {
+      if (authenticate.now(request, key) && rateLimit.spendNow(request, reply)) {
+        requireScope(request);
+        return done();
+      }
+    } catch (error) {
+      return refuse(request, reply, done, error);
+    }
+    // Not decided yet: the key lookup (or the budget, when the key was decided above) waits.
+    const pending = request.principal ? rateLimit.spend(request, reply).then(() => requireScope(request)) : checkKeyAndBudget(request, reply, key);
+    pending.then(
       () => done(),
-      (error: unknown) => (error instanceof AppError ? void sendRefusal(request, reply, error) : done(error as Error)),
+      (error: unknown) => refuse(request, reply, done, error),
     );
   };
 }

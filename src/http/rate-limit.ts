@@ -18,24 +18,36 @@ function remainingHeader(states: BudgetState[]): string {
   return states.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
 }
 
+/** The rate-limit layer of /api/v1, spending from the key's and the workspace's budgets together. */
+export interface ApiRateLimit {
+  /** Spends one request (onRequest, right after authentication); 429 when a budget is exhausted. */
+  spend(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * The same, synchronously, when the store decides in this process's memory (one instance): true when it
+   * ran, false when only `spend` can (a shared store such as Redis).
+   */
+  spendNow(request: FastifyRequest, reply: FastifyReply): boolean;
+}
+
 /**
  * The rate-limit layer (onRequest, right after authentication): spends one request from the key's and the
  * workspace's budgets together, sets RateLimit-Policy and RateLimit on the response, and refuses with 429
  * and an honest Retry-After (the longest wait among the violated budgets) when either is exhausted.
  */
-export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: Clock) {
-  return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const principal = request.principal;
-    if (!principal) return;
-    await spendBudgets(
-      store,
-      [
-        { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
-        { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
-      ],
-      clock,
-      reply,
-    );
+export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: Clock): ApiRateLimit {
+  const budgetsOf = (principal: { keyId: string; workspaceId: string }): Budget[] => [
+    { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
+    { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
+  ];
+  return {
+    async spend(request, reply) {
+      if (request.principal) await spendBudgets(store, budgetsOf(request.principal), clock, reply);
+    },
+    spendNow(request, reply) {
+      if (!store.consumeNow) return false;
+      if (request.principal) applyDecision(store.consumeNow(budgetsOf(request.principal), clock.now().getTime()), reply);
+      return true;
+    },
   };
 }
 
@@ -51,6 +63,11 @@ export async function spendBudgets(store: RateLimitStore, budgets: Budget[], clo
     if (!(error instanceof RateLimitStoreUnavailable)) throw error;
     throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
   }
+  applyDecision(decision, reply);
+}
+
+/** Sets RateLimit-Policy and RateLimit from a decision, and throws 429 with Retry-After when it refuses. */
+function applyDecision(decision: RateDecision, reply: FastifyReply): void {
   reply.header('RateLimit-Policy', policyHeader(decision.budgets));
   reply.header('RateLimit', remainingHeader(decision.budgets));
   if (!decision.allowed) {

@@ -37,7 +37,8 @@ export function sharedBodySender() {
   return function sendShared(reply: FastifyReply, value: object): FastifyReply {
     let body = bodies.get(value);
     if (body === undefined) {
-      body = reply.serialize(value);
+      // The route's schema serializer (fast-json-stringify) returns a string.
+      body = reply.serialize(value) as string;
       if (Object.isFrozen(value)) bodies.set(value, body);
     }
     return reply.type('application/json; charset=utf-8').send(body);

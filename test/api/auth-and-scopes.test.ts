@@ -213,3 +213,26 @@ describe('keys are stored hashed', () => {
     }
   });
 });
+
+describe('recording a key’s use', () => {
+  const lastUsedAt = async (keyId: string) =>
+    (await t.app.database.db.selectFrom('api_keys').select('last_used_at').where('id', '=', keyId).executeTakeFirstOrThrow()).last_used_at;
+
+  it('records the first use, not every request within the minute, and the next use once a minute has passed', async () => {
+    const { id, key } = await tenant.newKey(['chatbots:read']);
+    expect(await lastUsedAt(id)).toBeNull();
+
+    expect((await get(key)).statusCode).toBe(200);
+    const first = await lastUsedAt(id);
+    expect(first).toBe(new Date(current).toISOString());
+
+    tick(30_000);
+    expect((await get(key)).statusCode).toBe(200);
+    expect((await get(key)).statusCode).toBe(200);
+    expect(await lastUsedAt(id)).toBe(first);
+
+    tick(31_000);
+    expect((await get(key)).statusCode).toBe(200);
+    expect(await lastUsedAt(id)).toBe(new Date(current).toISOString());
+  });
+});

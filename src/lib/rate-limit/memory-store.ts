@@ -10,6 +10,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   private consumed = 0;
 
   async consume(budgets: Budget[], nowMs: number): Promise<RateDecision> {
+    return this.consumeNow(budgets, nowMs);
+  }
+
+  consumeNow(budgets: Budget[], nowMs: number): RateDecision {
     const keys = budgets.map((b) => `${b.policy}:${b.id}`);
     const { decision, next } = decide(budgets, keys.map((k) => this.tats.get(k)), nowMs);
     if (next) keys.forEach((key, i) => this.tats.set(key, next[i]!));

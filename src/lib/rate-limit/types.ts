@@ -34,4 +34,6 @@ export interface RateDecision {
  */
 export interface RateLimitStore {
   consume(budgets: Budget[], nowMs: number): Promise<RateDecision>;
+  /** The same decision made synchronously, by stores that keep budgets in this process's memory. */
+  consumeNow?(budgets: Budget[], nowMs: number): RateDecision;
 }

@@ -6,7 +6,8 @@ import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 /** A stored key with what authentication derives from it, derived once per read of the row. */
 export interface KnownKey {
   row: ApiKeyRow & { secret_hash: string };
-  scopes: ReadonlySet<string>;
+  /** The caller this key authenticates. */
+  principal: { keyId: string; keyName: string; workspaceId: string; scopes: ReadonlySet<string> };
   /** `expires_at` in epoch milliseconds; Infinity for a key that does not expire. */
   expiresAtMs: number;
   /** `last_used_at` in epoch milliseconds; -Infinity for a key never used. */
@@ -30,13 +31,17 @@ export function createKeyLookup(db: Db) {
         return row && known(row);
       });
     },
+    /** The key when it is cached (embedded shape, table unchanged), synchronously. */
+    peek(secretHash: string): KnownKey | undefined {
+      return cache.peek(secretHash);
+    },
   };
 }
 
 function known(row: ApiKeyRow & { secret_hash: string }): KnownKey {
   return {
     row,
-    scopes: new Set(parseJson<string[]>(row.scopes, [])),
+    principal: { keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, scopes: new Set(parseJson<string[]>(row.scopes, [])) },
     expiresAtMs: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
     lastUsedAtMs: row.last_used_at === null ? -Infinity : Date.parse(row.last_used_at),
   };
