@@ -2,12 +2,13 @@ import type { Db } from '../../db/schema.js';
 import { tableCache } from '../../db/table-cache.js';
 import { parseJson } from '../../lib/json.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
+import type { ApiKeyPrincipal } from './service.js';
 
 /** A stored key with what authentication derives from it, derived once per read of the row. */
 export interface KnownKey {
   row: ApiKeyRow & { secret_hash: string };
   /** The caller this key authenticates. */
-  principal: { keyId: string; keyName: string; workspaceId: string; scopes: ReadonlySet<string> };
+  principal: ApiKeyPrincipal;
   /** `expires_at` in epoch milliseconds; Infinity for a key that does not expire. */
   expiresAtMs: number;
   /** `last_used_at` in epoch milliseconds; -Infinity for a key never used. */

@@ -79,13 +79,10 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
 
     /** One agent of the actor's workspace. */
     async get(ctx: OperationContext, id: string): Promise<VersionedChatbot> {
+      // Inside a transaction the read must see the transaction's own writes: never from the cache.
       if (ctx.trx) return versioned(await load(ctx, id));
-      const found = await readCache.get(`${ctx.actor.workspaceId}/${id}`, async () => {
-        const row = isId('chatbot', id) ? await chatbotRepository.find(db, ctx.actor.workspaceId, id) : undefined;
-        return row && versioned(row);
-      });
-      if (!found) throw AppError.notFound('AI Agent', id);
-      return found;
+      // `load` throws 404 for an unknown agent, so only found agents are kept.
+      return (await readCache.get(`${ctx.actor.workspaceId}/${id}`, async () => versioned(await load(ctx, id))))!;
     },
 
     /** A page of the workspace's agents, newest first. */
