@@ -5,6 +5,8 @@ declare module 'fastify' {
   interface FastifyReply {
     /** Sends a page of a list, with a `Link: <…>; rel="next"` header when there is a next page. */
     links<T>(page: Page<T>): FastifyReply;
+    /** Sets the `Link: <…>; rel="next"` header of a page when there is a next page. */
+    nextLink<T>(page: Page<T>): FastifyReply;
     /** Sets 201, `Location` and (when given) `ETag` for a created resource. */
     created(location: string, etag?: string): FastifyReply;
   }
@@ -12,13 +14,20 @@ declare module 'fastify' {
 
 /** Adds the reply helpers shared by every resource. */
 export function installReplyHelpers(app: FastifyInstance): void {
+  // A cached (frozen) page is usually asked for with the same URL again: its header is built once per URL.
+  const lastLinks = new WeakMap<object, { url: string; link: string }>();
+  app.decorateReply('nextLink', function nextLink<T>(this: FastifyReply, page: Page<T>) {
+    if (!page.next_cursor) return this;
+    const last = lastLinks.get(page);
+    if (last?.url === this.request.url) return this.header('Link', last.link);
+    const url = new URL(this.request.url, 'http://placeholder');
+    url.searchParams.set('cursor', page.next_cursor);
+    const link = `<${url.pathname}${url.search}>; rel="next"`;
+    if (Object.isFrozen(page)) lastLinks.set(page, { url: this.request.url, link });
+    return this.header('Link', link);
+  });
   app.decorateReply('links', function links<T>(this: FastifyReply, page: Page<T>) {
-    if (page.next_cursor) {
-      const url = new URL(this.request.url, 'http://placeholder');
-      url.searchParams.set('cursor', page.next_cursor);
-      this.header('Link', `<${url.pathname}${url.search}>; rel="next"`);
-    }
-    return this.send(page);
+    return this.nextLink(page).send(page);
   });
   app.decorateReply('created', function created(this: FastifyReply, location: string, etag?: string) {
     this.code(201).header('Location', location);

@@ -116,7 +116,7 @@ describe('SQLite connections: writer, reader and write versions', () => {
   });
 });
 
-describe('cached rows stay correct (API keys, agents)', () => {
+describe('cached rows stay correct (API keys, agents, lead pages)', () => {
   let t: TestApp;
   let url: string;
 
@@ -182,5 +182,45 @@ describe('cached rows stay correct (API keys, agents)', () => {
     const third = await get();
     expect(third.body).toMatchObject({ name: 'Third name', updated_at: updatedAt });
     expect(third.etag).not.toBe(second.etag);
+  });
+
+  it('GET /leads shows a lead created or changed through the API, or by another process, on the next request; per workspace, cursors still checked', async () => {
+    const tenant = await t.tenant();
+    const other = await t.tenant();
+    const headers = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+    const create = async (email: string) => {
+      const res = await fetch(`${url}/api/v1/leads`, { method: 'POST', headers: headers(tenant.key), body: JSON.stringify({ email }) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const list = async (query = '', key = tenant.key) => {
+      const res = await fetch(`${url}/api/v1/leads?limit=2${query}`, { headers: headers(key) });
+      return { status: res.status, link: res.headers.get('link'), body: (await res.json()) as { data: { id: string; email: string; status: string }[]; next_cursor: string | null } };
+    };
+    const emails = async (query = '') => (await list(query)).body.data.map((lead) => lead.email);
+
+    await create('a@example.com');
+    const second = await create('b@example.com');
+    const first = await list();
+    expect(first.body.data.map((lead) => lead.email)).toEqual(['b@example.com', 'a@example.com']);
+    expect(await list()).toEqual(first);
+    expect((await list('', other.key)).body.data).toEqual([]);
+
+    await create('c@example.com');
+    const third = await list();
+    expect(third.body.data.map((lead) => lead.email)).toEqual(['c@example.com', 'b@example.com']);
+    expect(third.link).toContain('cursor=');
+    const cursor = `&cursor=${third.body.next_cursor}`;
+    expect(await emails(cursor)).toEqual(['a@example.com']);
+    expect(await emails(cursor)).toEqual(['a@example.com']);
+    // The cursor is bound to its filters, cached page or not.
+    expect((await list(`${cursor}&status=qualified`)).status).toBe(400);
+
+    const patched = await fetch(`${url}/api/v1/leads/${second}`, { method: 'PATCH', headers: headers(tenant.key), body: JSON.stringify({ status: 'qualified' }) });
+    expect(patched.status).toBe(200);
+    expect((await list()).body.data.map((lead) => lead.status)).toEqual(['new', 'qualified']);
+
+    await updateElsewhere('update leads set email = ? where id = ?', ['changed@example.com', second]);
+    expect(await emails()).toEqual(['c@example.com', 'changed@example.com']);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiContext } from '../../http/auth.js';
 import { operation } from '../../http/operation.js';
+import { sharedBodySender } from '../../http/replies.js';
 import { IdParams } from '../../http/schemas.js';
 import { CreateLeadBody, Lead, LeadList, ListLeadsQuery, UpdateLeadBody } from './schema.js';
 import type { LeadService } from './service.js';
@@ -10,6 +11,7 @@ const TAG = 'Leads';
 /** /leads: list, create, read and update captured leads. */
 export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
   return async (app) => {
+    const sendPage = sharedBodySender();
     app.get(
       '/leads',
       operation({
@@ -25,7 +27,10 @@ export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
         querystring: ListLeadsQuery,
         success: { status: 200, description: 'A page of leads.', schema: LeadList },
       }),
-      async (request, reply) => reply.links(await leads.list(apiContext(request), request.query)),
+      async (request, reply) => {
+        const page = await leads.list(apiContext(request), request.query);
+        return sendPage(reply.nextLink(page), page);
+      },
     );
 
     app.post(
