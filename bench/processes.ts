@@ -1,10 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { freePort } from '../test/helpers/processes.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
 /** Linux reports process CPU time in ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Compiles both servers with tsc, so that each runs as built JavaScript: the service as `npm start` runs
+ * it (`dist/server.js`), the baseline server from `build/bench/`. Under tsx, code is transpiled with names
+ * kept (a `__name` call for each named inner function, every time it is created), which a production
+ * process does not pay. Returns the two entry points.
+ */
+export function buildServers(): { service: string; baseline: string } {
+  const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
+  for (const project of ['tsconfig.build.json', 'bench/tsconfig.build.json']) {
+    execFileSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'inherit' });
+  }
+  return { service: 'dist/server.js', baseline: 'build/bench/bench/baseline-server.js' };
+}
 
 /** A server process under test, with its peak memory. */
 export interface BenchServer {
@@ -18,12 +32,14 @@ export interface BenchServer {
 }
 
 /**
- * Starts a TypeScript entry point (`src/server.ts`, `bench/baseline-server.ts`) as its own process.
+ * Starts an entry point as its own process: built JavaScript (`buildServers`) as it is, TypeScript
+ * (`src/server.ts`) through tsx.
  * `nodeArgs` go to node before the entry point, e.g. `--cpu-prof` to profile the server under load.
  */
 export async function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],

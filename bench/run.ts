@@ -6,7 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { prepareDatabase } from '../src/db/database.js';
 import { generate, SIZES, type DataSet } from './generate.js';
-import { startProcess } from './processes.js';
+import { buildServers, startProcess } from './processes.js';
 import { medianRuns, printTable, workBudgets, type BenchReport } from './report.js';
 import { runScenarios, type ScenarioResult } from './scenarios.js';
 
@@ -82,8 +82,10 @@ await settle(serviceEnv);
 const limits = { RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
 // BENCH_SERVICE_NODE_ARGS: node options for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
 const serviceNodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const service = await startProcess('src/server.ts', { ...serviceEnv, ...limits }, serviceNodeArgs);
-const baseline = await startProcess('bench/baseline-server.ts', {
+console.error('building the service and the baseline server…');
+const entries = buildServers();
+const service = await startProcess(entries.service, { ...serviceEnv, ...limits }, serviceNodeArgs);
+const baseline = await startProcess(entries.baseline, {
   ...baselineEnv,
   SERVICE_DATABASE_URL: serviceEnv.DATABASE_URL!,
   ...(serviceEnv.DATABASE_SCHEMA ? { SERVICE_DATABASE_SCHEMA: serviceEnv.DATABASE_SCHEMA } : {}),
