@@ -53,7 +53,8 @@ export function tableCache<V extends object>(db: object, table: string, maxEntri
 }
 
 function deepFreeze<V>(value: V): V {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+  // Byte arrays (a key's digest) cannot be frozen: they are left as they are, and nobody writes to them.
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);
   }

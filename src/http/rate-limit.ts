@@ -10,8 +10,8 @@ export interface RateLimits {
   workspacePerMinute: number;
 }
 
-function policyHeader(states: BudgetState[]): string {
-  return states.map((s) => `"${s.policy}";q=${s.limit};w=${s.windowSeconds}`).join(', ');
+function policyHeader(budgets: readonly Budget[]): string {
+  return budgets.map((b) => `"${b.policy}";q=${b.limit};w=${Math.round(b.windowMs / 1000)}`).join(', ');
 }
 
 function remainingHeader(states: BudgetState[]): string {
@@ -35,17 +35,28 @@ export interface ApiRateLimit {
  * and an honest Retry-After (the longest wait among the violated budgets) when either is exhausted.
  */
 export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: Clock): ApiRateLimit {
-  const budgetsOf = (principal: { keyId: string; workspaceId: string }): Budget[] => [
-    { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
-    { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
-  ];
+  // A cached key's principal is the same object on every request: its budgets (and their header) are built once.
+  const budgetsByPrincipal = new WeakMap<object, Budget[]>();
+  const budgetsOf = (principal: { keyId: string; workspaceId: string }): Budget[] => {
+    let budgets = budgetsByPrincipal.get(principal);
+    if (budgets === undefined) {
+      budgets = [
+        { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
+        { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
+      ];
+      budgetsByPrincipal.set(principal, budgets);
+    }
+    return budgets;
+  };
   return {
     async spend(request, reply) {
       if (request.principal) await spendBudgets(store, budgetsOf(request.principal), clock, reply);
     },
     spendNow(request, reply) {
       if (!store.consumeNow) return false;
-      if (request.principal) applyDecision(store.consumeNow(budgetsOf(request.principal), clock.now().getTime()), reply);
+      if (!request.principal) return true;
+      const budgets = budgetsOf(request.principal);
+      applyDecision(budgets, store.consumeNow(budgets, clock.now().getTime()), reply);
       return true;
     },
   };
@@ -63,12 +74,16 @@ export async function spendBudgets(store: RateLimitStore, budgets: Budget[], clo
     if (!(error instanceof RateLimitStoreUnavailable)) throw error;
     throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
   }
-  applyDecision(decision, reply);
+  applyDecision(budgets, decision, reply);
 }
 
 /** Sets RateLimit-Policy and RateLimit from a decision, and throws 429 with Retry-After when it refuses. */
-function applyDecision(decision: RateDecision, reply: FastifyReply): void {
-  reply.header('RateLimit-Policy', policyHeader(decision.budgets));
+const policyHeaders = new WeakMap<readonly Budget[], string>();
+
+function applyDecision(budgets: readonly Budget[], decision: RateDecision, reply: FastifyReply): void {
+  let policy = policyHeaders.get(budgets);
+  if (policy === undefined) policyHeaders.set(budgets, (policy = policyHeader(budgets)));
+  reply.header('RateLimit-Policy', policy);
   reply.header('RateLimit', remainingHeader(decision.budgets));
   if (!decision.allowed) {
     const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));

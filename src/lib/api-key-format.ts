@@ -54,10 +54,10 @@ export function hashApiKeySecret(secret: string): string {
   return hash('sha256', secret, 'hex');
 }
 
-/** Constant-time equality of two hex digests of equal length. */
-export function digestsEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
+/** Constant-time equality of two digests of equal length, each as bytes or hex. */
+export function digestsEqual(a: Buffer | string, b: Buffer | string): boolean {
+  const left = typeof a === 'string' ? Buffer.from(a, 'hex') : a;
+  const right = typeof b === 'string' ? Buffer.from(b, 'hex') : b;
   return left.length === right.length && timingSafeEqual(left, right);
 }
 

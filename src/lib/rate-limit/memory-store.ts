@@ -1,6 +1,11 @@
 import { decide } from './gcra.js';
 import type { Budget, RateDecision, RateLimitStore } from './types.js';
 
+/** Where a budget's TAT is kept: built once for a budget that is reused across requests (an API key's). */
+export function budgetKey(budget: Budget): string {
+  return (budget.key ??= `${budget.policy}:${budget.id}`);
+}
+
 /**
  * Budgets in this process's memory: right for one instance. The check-and-spend is synchronous, so it is
  * atomic with respect to every other request of the process.
@@ -14,7 +19,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   consumeNow(budgets: Budget[], nowMs: number): RateDecision {
-    const keys = budgets.map((b) => `${b.policy}:${b.id}`);
+    const keys = budgets.map(budgetKey);
     const { decision, next } = decide(budgets, keys.map((k) => this.tats.get(k)), nowMs);
     if (next) keys.forEach((key, i) => this.tats.set(key, next[i]!));
     if (++this.consumed % 10_000 === 0) this.prune(nowMs);

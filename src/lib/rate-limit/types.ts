@@ -6,6 +6,8 @@ export interface Budget {
   id: string;
   limit: number;
   windowMs: number;
+  /** The in-memory store's key for this budget, set by the store on first use. */
+  key?: string;
 }
 
 /** The state of one budget after a decision. */

@@ -7,6 +7,8 @@ import type { ApiKeyPrincipal } from './service.js';
 /** A stored key with what authentication derives from it, derived once per read of the row. */
 export interface KnownKey {
   row: ApiKeyRow & { secret_hash: string };
+  /** `secret_hash` as bytes, for the constant-time comparison. */
+  digest: Buffer;
   /** The caller this key authenticates. */
   principal: ApiKeyPrincipal;
   /** `expires_at` in epoch milliseconds; Infinity for a key that does not expire. */
@@ -42,6 +44,7 @@ export function createKeyLookup(db: Db) {
 function known(row: ApiKeyRow & { secret_hash: string }): KnownKey {
   return {
     row,
+    digest: Buffer.from(row.secret_hash, 'hex'),
     principal: { keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, scopes: new Set(parseJson<string[]>(row.scopes, [])) },
     expiresAtMs: row.expires_at === null ? Infinity : Date.parse(row.expires_at),
     lastUsedAtMs: row.last_used_at === null ? -Infinity : Date.parse(row.last_used_at),
