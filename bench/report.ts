@@ -6,6 +6,8 @@ export interface BenchReport {
   backend: string;
   size: string;
   node: string;
+  /** The node options the service ran with (those of `npm start`); the baseline server runs with node's defaults. */
+  nodeOptions: string[];
   cpus: number;
   seconds: number;
   runs: number;
@@ -109,7 +111,7 @@ export function printTable(report: BenchReport): void {
   const header = ['scenario', 'conn', 'req/s', 'p50', 'mean', 'p99', 'cpu/req', 'errors', 'ratio', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(`\n${report.backend} · ${report.size} data · median of ${report.runs} run(s) · ${report.seconds} s per scenario · node ${report.node} · ${report.cpus} CPUs`);
+  console.log(`\n${report.backend} · ${report.size} data · median of ${report.runs} run(s) · ${report.seconds} s per scenario · node ${report.node} ${report.nodeOptions.join(' ')} · ${report.cpus} CPUs`);
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const row of rows) console.log(line(row));

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { prepareDatabase } from '../src/db/database.js';
 import { generate, SIZES, type DataSet } from './generate.js';
-import { buildServers, startProcess } from './processes.js';
+import { buildServers, startNodeOptions, startProcess } from './processes.js';
 import { medianRuns, printTable, workBudgets, type BenchReport } from './report.js';
 import { runScenarios, type ScenarioResult } from './scenarios.js';
 
@@ -81,7 +81,8 @@ await settle(serviceEnv);
 
 const limits = { RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
 // BENCH_SERVICE_NODE_ARGS: node options for the service only, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-const serviceNodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const nodeOptions = startNodeOptions();
+const serviceNodeArgs = [...nodeOptions, ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
 console.error('building the service and the baseline server…');
 const entries = buildServers();
 const service = await startProcess(entries.service, { ...serviceEnv, ...limits }, serviceNodeArgs);
@@ -110,6 +111,7 @@ try {
     backend,
     size: values.size!,
     node: process.version,
+    nodeOptions,
     cpus: os.cpus().length,
     seconds,
     runs,
