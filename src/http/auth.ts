@@ -114,7 +114,9 @@ export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, 
   return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     if (!request.routeOptions.config.scope) return done();
     const key = presentedKey(request);
-    if (key instanceof AppError) return void sendRefusal(request, reply, key);
+    // A key refused on its shape is answered after the requests read in the same event-loop turn (a
+    // `setImmediate`): under an invalid-key storm, the valid requests beside it do not wait for its answer.
+    if (key instanceof AppError) return void setImmediate(sendRefusal, request, reply, key);
     try {
       if (authenticate.now(request, key) && rateLimit.spendNow(request, reply)) {
         requireScope(request);
