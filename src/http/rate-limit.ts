@@ -14,6 +14,12 @@ function policyHeader(budgets: readonly Budget[]): string {
   return budgets.map((b) => `"${b.policy}";q=${b.limit};w=${Math.round(b.windowMs / 1000)}`).join(', ');
 }
 
+/** Budgets with their `RateLimit-Policy` value. */
+interface PolicedBudgets {
+  budgets: Budget[];
+  policy: string;
+}
+
 function remainingHeader(states: BudgetState[]): string {
   return states.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
 }
@@ -35,28 +41,30 @@ export interface ApiRateLimit {
  * and an honest Retry-After (the longest wait among the violated budgets) when either is exhausted.
  */
 export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: Clock): ApiRateLimit {
-  // A cached key's principal is the same object on every request: its budgets (and their header) are built once.
-  const budgetsByPrincipal = new WeakMap<object, Budget[]>();
-  const budgetsOf = (principal: { keyId: string; workspaceId: string }): Budget[] => {
-    let budgets = budgetsByPrincipal.get(principal);
-    if (budgets === undefined) {
-      budgets = [
+  // A cached key's principal is the same object on every request: its budgets and their RateLimit-Policy
+  // value are built once.
+  const budgetsByPrincipal = new WeakMap<object, PolicedBudgets>();
+  const budgetsOf = (principal: { keyId: string; workspaceId: string }): PolicedBudgets => {
+    let policed = budgetsByPrincipal.get(principal);
+    if (policed === undefined) {
+      const budgets: Budget[] = [
         { policy: 'key', id: principal.keyId, limit: limits.keyPerMinute, windowMs: 60_000 },
         { policy: 'workspace', id: principal.workspaceId, limit: limits.workspacePerMinute, windowMs: 60_000 },
       ];
-      budgetsByPrincipal.set(principal, budgets);
+      policed = { budgets, policy: policyHeader(budgets) };
+      budgetsByPrincipal.set(principal, policed);
     }
-    return budgets;
+    return policed;
   };
   return {
     async spend(request, reply) {
-      if (request.principal) await spendBudgets(store, budgetsOf(request.principal), clock, reply);
+      if (request.principal) await spendBudgets(store, budgetsOf(request.principal).budgets, clock, reply);
     },
     spendNow(request, reply) {
       if (!store.consumeNow) return false;
       if (!request.principal) return true;
-      const budgets = budgetsOf(request.principal);
-      applyDecision(budgets, store.consumeNow(budgets, clock.now().getTime()), reply);
+      const { budgets, policy } = budgetsOf(request.principal);
+      applyDecision(policy, store.consumeNow(budgets, clock.now().getTime()), reply);
       return true;
     },
   };
@@ -74,15 +82,11 @@ export async function spendBudgets(store: RateLimitStore, budgets: Budget[], clo
     if (!(error instanceof RateLimitStoreUnavailable)) throw error;
     throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
   }
-  applyDecision(budgets, decision, reply);
+  applyDecision(policyHeader(budgets), decision, reply);
 }
 
 /** Sets RateLimit-Policy and RateLimit from a decision, and throws 429 with Retry-After when it refuses. */
-const policyHeaders = new WeakMap<readonly Budget[], string>();
-
-function applyDecision(budgets: readonly Budget[], decision: RateDecision, reply: FastifyReply): void {
-  let policy = policyHeaders.get(budgets);
-  if (policy === undefined) policyHeaders.set(budgets, (policy = policyHeader(budgets)));
+function applyDecision(policy: string, decision: RateDecision, reply: FastifyReply): void {
   reply.header('RateLimit-Policy', policy);
   reply.header('RateLimit', remainingHeader(decision.budgets));
   if (!decision.allowed) {
