@@ -2,7 +2,7 @@ import { decide } from './gcra.js';
 import type { Budget, RateDecision, RateLimitStore } from './types.js';
 
 /** Where a budget's TAT is kept: built once for a budget that is reused across requests (an API key's). */
-export function budgetKey(budget: Budget): string {
+function budgetKey(budget: Budget): string {
   return (budget.key ??= `${budget.policy}:${budget.id}`);
 }
 
