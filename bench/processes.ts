@@ -45,14 +45,12 @@ export interface BenchServer {
 }
 
 /**
- * Starts an entry point as its own process: built JavaScript (`buildServers`) as it is, TypeScript
- * (`src/server.ts`) through tsx.
+ * Starts a built entry point (`buildServers`) as its own process.
  * `nodeArgs` go to node before the entry point, e.g. `--cpu-prof` to profile the server under load.
  */
 export async function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
   const port = await freePort();
-  const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...nodeArgs, ...loader, entry], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
