@@ -4,6 +4,7 @@ import type { ApiKeyPrincipal, ApiKeyService, AuthFailure, AuthResult } from '..
 import type { ApiRateLimit } from './rate-limit.js';
 import { sendRefusal } from './error-handler.js';
 import { AppError } from './errors.js';
+import { RefusalQueue } from './refusal-queue.js';
 import type { Scope } from './scopes.js';
 import { isWellFormedApiKey } from '../lib/api-key-format.js';
 
@@ -30,6 +31,9 @@ const FAILURE_DETAIL: Record<AuthFailure, string> = {
 function asciiQuoted(text: string): string {
   return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }
+
+/** How many refusals of malformed or missing keys are answered per event-loop turn while valid keys are in use (RefusalQueue). */
+const REFUSALS_PER_TURN = 3;
 
 // The refusals of authentication are the same every time (an AppError is immutable): built once, so an
 // invalid-key storm costs no error object and no header formatting per request.
@@ -101,6 +105,7 @@ export function requireScope(request: FastifyRequest): void {
  * are decided synchronously too; the rest (a key lookup, a shared budget store) takes the asynchronous path.
  */
 export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, rateLimit: ApiRateLimit) {
+  const refusals = new RefusalQueue(REFUSALS_PER_TURN);
   async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
     await authenticate.wait(request, token);
     await rateLimit.spend(request, reply);
@@ -114,12 +119,13 @@ export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, 
   return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     if (!request.routeOptions.config.scope) return done();
     const key = presentedKey(request);
-    // A key refused on its shape is answered after the requests read in the same event-loop turn (a
-    // `setImmediate`): under an invalid-key storm, the valid requests beside it do not wait for its answer.
-    if (key instanceof AppError) return void setImmediate(sendRefusal, request, reply, key);
+    // A key refused on its shape is answered at a lower priority (`RefusalQueue`): under an invalid-key
+    // storm, the valid requests beside it do not wait for the storm's answers.
+    if (key instanceof AppError) return void refusals.add(request, reply, key);
     try {
       if (authenticate.now(request, key) && rateLimit.spendNow(request, reply)) {
         requireScope(request);
+        refusals.noteValid();
         return done();
       }
     } catch (error) {
@@ -128,7 +134,10 @@ export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, 
     // Not decided yet: the key lookup (or the budget, when the key was decided above) waits.
     const pending = request.principal ? rateLimit.spend(request, reply).then(() => requireScope(request)) : checkKeyAndBudget(request, reply, key);
     pending.then(
-      () => done(),
+      () => {
+        refusals.noteValid();
+        done();
+      },
       (error: unknown) => refuse(request, reply, done, error),
     );
   };

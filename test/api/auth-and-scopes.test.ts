@@ -71,6 +71,23 @@ describe('401: missing or bad keys', () => {
     expectInvalidToken(await get(`${tenant.key.slice(0, -1)}${last}`));
   });
 
+  it('a burst of malformed keys: every one is refused, and valid requests sent with them are answered first', async () => {
+    const finished: string[] = [];
+    const track = (label: string, response: ReturnType<typeof get>) =>
+      response.then((answer) => {
+        finished.push(label);
+        return answer;
+      });
+    expect((await get(tenant.key)).statusCode).toBe(200); // valid traffic: the refusals yield to it
+    const refusals = Array.from({ length: 40 }, (_, i) => track(`refusal ${i}`, get(`wsk_malformed${i}`)));
+    await new Promise((resolve) => setImmediate(resolve)); // the valid request arrives in a later turn
+    const valid = track('valid', get(tenant.key));
+    for (const response of await Promise.all(refusals)) expectInvalidToken(response);
+    expect((await valid).statusCode).toBe(200);
+    // While valid keys are in use, refusals of malformed keys are answered a few per event-loop turn.
+    expect(finished.indexOf('valid')).toBeLessThan(20);
+  });
+
   it('a well-formed key that was never issued: invalid_api_key with error="invalid_token"', async () => {
     expectInvalidToken(await get(generateApiKeySecret()));
   });
