@@ -1,5 +1,10 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+
+const ROOT = new URL('../', import.meta.url).pathname;
+const LOAD_PROCESS = new URL('./load-process.ts', import.meta.url).pathname;
 
 /** What one load run measured. Latencies in milliseconds, to the microsecond. */
 export interface LoadResult {
@@ -32,12 +37,22 @@ function percentile(sorted: Float64Array, share: number): number {
 
 const toMicros = (ms: number) => Math.round(ms * 1000) / 1000;
 
+/** The raw figures of one load run, which `summarize` turns into a LoadResult (one run or several slices). */
+export interface LoadSample {
+  /** Every response's time, in milliseconds. */
+  times: number[];
+  seconds: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+}
+
 /**
- * Drives one URL with autocannon for `seconds` at `connections`, from this process. Percentiles come from
- * every response's own time (autocannon's histogram keeps whole milliseconds, too coarse for sub-millisecond
+ * Drives one URL with autocannon for `seconds` at `connections`, from this process, and keeps every
+ * response's own time (autocannon's histogram keeps whole milliseconds, too coarse for sub-millisecond
  * answers).
  */
-export async function load(spec: LoadSpec, connections: number, seconds: number): Promise<LoadResult> {
+export async function sample(spec: LoadSpec, connections: number, seconds: number): Promise<LoadSample> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (spec.key) headers.authorization = `Bearer ${spec.key}`;
   const request: autocannon.Request = { method: spec.method ?? 'GET', path: spec.path, headers };
@@ -54,15 +69,56 @@ export async function load(spec: LoadSpec, connections: number, seconds: number)
     );
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => times.push(responseTime));
   });
-  const sorted = Float64Array.from(times).sort();
-  const non2xx = result.non2xx;
   return {
-    rps: result.requests.average,
+    times,
+    seconds: result.duration,
+    errors: result.errors + result.timeouts + (spec.expect401 ? 0 : result.non2xx),
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+  };
+}
+
+/** One LoadResult from one or more samples of the same requests: throughput over their summed time. */
+export function summarize(samples: LoadSample[]): LoadResult {
+  const sorted = Float64Array.from(samples.flatMap((s) => s.times)).sort();
+  const total = (pick: (s: LoadSample) => number) => samples.reduce((sum, s) => sum + pick(s), 0);
+  const seconds = total((s) => s.seconds);
+  return {
+    rps: seconds > 0 ? total((s) => s.requests) / seconds : 0,
     p50: toMicros(percentile(sorted, 0.5)),
     p99: toMicros(percentile(sorted, 0.99)),
     mean: toMicros(sorted.length ? sorted.reduce((sum, time) => sum + time, 0) / sorted.length : 0),
-    errors: result.errors + result.timeouts + (spec.expect401 ? 0 : non2xx),
-    non2xx,
-    requests: result.requests.total,
+    errors: total((s) => s.errors),
+    non2xx: total((s) => s.non2xx),
+    requests: total((s) => s.requests),
+  };
+}
+
+/** One load run (`sample`), summarized. */
+export async function load(spec: LoadSpec, connections: number, seconds: number): Promise<LoadResult> {
+  return summarize([await sample(spec, connections, seconds)]);
+}
+
+/**
+ * A load run started in its own process, for a measurement beside another load from this one: a latency
+ * taken in this process would include the time this process's event loop spends on the other load's
+ * responses. Resolves once the process is ready; `run()` starts the load and resolves with its result.
+ */
+export async function loadInOwnProcess(spec: LoadSpec, connections: number, seconds: number): Promise<{ run(): Promise<LoadResult> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_PROCESS, JSON.stringify({ spec, connections, seconds })], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the load process exited (${code})`))));
+  exited.catch(() => undefined); // a normal exit after the result is not an error
+  const nextLine = () => Promise.race([lines.next(), exited]).then((line) => String(line.value));
+  const ready = await nextLine();
+  if (ready !== 'ready') throw new Error(`the load process said ${ready}`);
+  return {
+    run: async () => {
+      child.stdin!.end('go\n');
+      return JSON.parse(await nextLine()) as LoadResult;
+    },
   };
 }

@@ -12,16 +12,17 @@ const at = (scenario: string, connections: number) => report.results.find((r) =>
 const joined = (rows: (ScenarioResult | undefined)[], cell: (r: ScenarioResult) => string) => rows.map((r) => (r ? cell(r) : '–')).join(' / ');
 const grouped = (n: number) => Math.round(n).toLocaleString('en-US');
 
-console.log(`| scenario | req/s | p50 ms | p99 ms | server CPU µs/req | ratio | target | |`);
-console.log(`|---|---|---|---|---|---|---|---|`);
+console.log(`| scenario | req/s | p50 ms | p99 ms | server CPU µs/req | ratio | against req/s | target | |`);
+console.log(`|---|---|---|---|---|---|---|---|---|`);
 for (const scenario of scenarios) {
   const rows = levels.map((level) => at(scenario, level));
   const first = rows.find(Boolean)!;
   const ratios = rows.some((r) => r?.ratio !== null && r?.ratio !== undefined) ? joined(rows, (r) => (r.ratio === null ? '' : r.ratio.toFixed(2))) : '';
+  const against = rows.some((r) => r?.comparedRps !== undefined) ? joined(rows, (r) => (r.comparedRps === undefined ? '' : grouped(r.comparedRps))) : '';
   const verdicts = rows.some((r) => r?.pass !== null && r?.pass !== undefined) ? joined(rows, (r) => (r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL')) : '';
   console.log(
     `| ${scenario} | ${joined(rows, (r) => grouped(r.rps))} | ${joined(rows, (r) => r.p50.toFixed(2))} | ${joined(rows, (r) => r.p99.toFixed(2))} | ` +
-      `${joined(rows, (r) => (r.cpuUsPerRequest === null ? '' : String(Math.round(r.cpuUsPerRequest))))} | ${ratios} | ${first.target} | ${verdicts} |`,
+      `${joined(rows, (r) => (r.cpuUsPerRequest === null ? '' : String(Math.round(r.cpuUsPerRequest))))} | ${ratios} | ${against} | ${first.target} | ${verdicts} |`,
   );
 }
 console.log(`\nConnections: ${levels.join(' / ')}. Server peak RSS ${report.peakRssMb} MB (target ${report.rssTarget}: ${report.rssPass ? 'PASS' : 'FAIL'}); data set generated in ${report.generationSeconds} s; median of ${report.runs} runs of ${report.seconds} s per scenario.`);

@@ -53,6 +53,7 @@ export function medianRuns(runs: ScenarioResult[][]): ScenarioResult[] {
       errors: same.reduce((sum, r) => sum + r.errors, 0),
       non2xx: median(same.map((r) => r.non2xx)),
       requests: median(same.map((r) => r.requests)),
+      ...(row.comparedRps === undefined ? {} : { comparedRps: Math.round(median(same.map((r) => r.comparedRps ?? 0))) }),
       ratio,
       pass: passes.includes(null) ? null : passes.filter((p) => p).length * 2 > passes.length,
     };
@@ -105,10 +106,11 @@ export function printTable(report: BenchReport): void {
     r.cpuUsPerRequest === null ? '' : `${r.cpuUsPerRequest} µs`,
     String(r.errors),
     r.ratio === null ? '' : String(r.ratio),
+    r.comparedRps === undefined ? '' : String(r.comparedRps),
     r.target,
     r.pass === null ? '' : r.pass ? 'PASS' : 'FAIL',
   ]);
-  const header = ['scenario', 'conn', 'req/s', 'p50', 'mean', 'p99', 'cpu/req', 'errors', 'ratio', 'target', ''];
+  const header = ['scenario', 'conn', 'req/s', 'p50', 'mean', 'p99', 'cpu/req', 'errors', 'ratio', 'against req/s', 'target', ''];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(`\n${report.backend} · ${report.size} data · median of ${report.runs} run(s) · ${report.seconds} s per scenario · node ${report.node} ${report.nodeOptions.join(' ')} · ${report.cpus} CPUs`);
