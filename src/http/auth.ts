@@ -33,7 +33,7 @@ function asciiQuoted(text: string): string {
 }
 
 /** How many refusals of malformed or missing keys are answered per event-loop turn while valid keys are in use (RefusalQueue). */
-const REFUSALS_PER_TURN = 3;
+const REFUSALS_PER_TURN = 2;
 
 // The refusals of authentication are the same every time (an AppError is immutable): built once, so an
 // invalid-key storm costs no error object and no header formatting per request.
