@@ -5,6 +5,7 @@ import { SCOPES, type Scope } from '../../src/http/scopes.js';
 import { systemContext } from '../../src/lib/actor.js';
 import { generateApiKeySecret } from '../../src/lib/api-key-format.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { backend } from '../helpers/database.js';
 import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
 import { expectProblem, OPERATIONS, send, type Fixtures } from './support.js';
 
@@ -71,7 +72,7 @@ describe('401: missing or bad keys', () => {
     expectInvalidToken(await get(`${tenant.key.slice(0, -1)}${last}`));
   });
 
-  it('a burst of malformed keys: every one is refused, and valid requests sent with them are answered first', async () => {
+  it('a burst of malformed keys: every one is refused, and (embedded shape) valid requests sent with them are answered first', async () => {
     const finished: string[] = [];
     const track = (label: string, response: ReturnType<typeof get>) =>
       response.then((answer) => {
@@ -84,8 +85,11 @@ describe('401: missing or bad keys', () => {
     const valid = track('valid', get(tenant.key));
     for (const response of await Promise.all(refusals)) expectInvalidToken(response);
     expect((await valid).statusCode).toBe(200);
-    // While valid keys are in use, refusals of malformed keys are answered a few per event-loop turn.
-    expect(finished.indexOf('valid')).toBeLessThan(20);
+    // While valid keys are in use, refusals of malformed keys are answered a few per event-loop turn. On the
+    // embedded shape the valid key is checked synchronously, so it is answered within those first turns. On
+    // PostgreSQL + Redis it waits for its key lookup and budget round trips, and the order depends on how
+    // long they take against the turns that answer refusals: there is no order to assert.
+    if (backend === 'sqlite') expect(finished.indexOf('valid')).toBeLessThan(20);
   });
 
   it('a well-formed key that was never issued: invalid_api_key with error="invalid_token"', async () => {
