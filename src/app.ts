@@ -146,9 +146,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   // Hooks on every request are synchronous (callback style): an async hook costs a promise and a turn of
   // the microtask queue per request.
+  // The "incoming request" line is written at debug level only: at other levels its object is not even built.
+  const logIncoming = (logger as Logger).isLevelEnabled('debug');
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
-    request.log.debug({ req: { method: request.method, url: request.url } }, 'incoming request');
+    if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url } }, 'incoming request');
     done();
   });
   const logRequest = accessLogger(logger as Logger);
@@ -170,10 +172,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
 
   await app.register(
     async (api) => {
-      // The fixed order of cross-cutting policy: authentication → rate limit → scope (one onRequest hook,
-      // before the body is read) → validation → idempotency (preHandler, POST only) → handler → stored
-      // result (onSend).
-      api.addHook('onRequest', accessPolicy(authenticateHook(services.apiKeys), rateLimitHook(rateLimitStore, config.rateLimit, clock)));
+      // The fixed order of cross-cutting policy: authentication → rate limit → scope (one onRequest hook on
+      // each route that declares a scope, before the body is read) → validation → idempotency (preHandler,
+      // POST only) → handler → stored result (onSend).
+      api.addHook('onRoute', accessPolicy(authenticateHook(services.apiKeys), rateLimitHook(rateLimitStore, config.rateLimit, clock)).attach);
       api.addHook('onRoute', idempotency.attachToPosts);
       api.get('/openapi', { schema: { hide: true } }, async () => app.swagger());
       await api.register(analyticsRoutes(services.analytics));

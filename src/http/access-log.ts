@@ -5,6 +5,14 @@ interface LineStream {
   write(line: string): unknown;
 }
 
+// Printable ASCII but for the quote and the backslash: such a string is its own JSON body. The request
+// id always is (src/http/request-id.ts), and so are nearly all URLs; anything else goes through JSON.stringify.
+const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+function jsonString(text: string): string {
+  return PLAIN_JSON_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
 /**
  * The request's one log line ("request completed"), the same JSON line pino would write for
  * `log.child({ request_id }).info({ method, url, status, response_time_ms }, 'request completed')`, to
@@ -26,8 +34,8 @@ export function accessLogger(logger: Logger): (request: FastifyRequest, reply: F
     if (!logger.isLevelEnabled('info')) return;
     const milliseconds = Math.round(reply.elapsedTime * 10) / 10;
     stream.write(
-      `{"level":${levelInfo}${time()}${bindings},"request_id":${JSON.stringify(request.id)},` +
-        `"method":"${request.method}","url":${JSON.stringify(request.url)},"status":${reply.statusCode},` +
+      `{"level":${levelInfo}${time()}${bindings},"request_id":${jsonString(request.id)},` +
+        `"method":"${request.method}","url":${jsonString(request.url)},"status":${reply.statusCode},` +
         `"response_time_ms":${milliseconds},"msg":"request completed"}\n`,
     );
   };

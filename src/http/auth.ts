@@ -1,10 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { OperationContext } from '../lib/actor.js';
 import type { ApiKeyPrincipal, ApiKeyService, AuthFailure, AuthResult } from '../modules/api-keys/service.js';
 import type { ApiRateLimit } from './rate-limit.js';
 import { sendRefusal } from './error-handler.js';
 import { AppError } from './errors.js';
 import { RefusalQueue } from './refusal-queue.js';
+import { hookList } from './route-hooks.js';
 import type { Scope } from './scopes.js';
 import { isWellFormedApiKey } from '../lib/api-key-format.js';
 
@@ -87,9 +88,8 @@ export function authenticateHook(apiKeys: ApiKeyService) {
 }
 
 /** Authorization (after rate limiting): the key must hold the scope the route declares, or 403. */
-export function requireScope(request: FastifyRequest): void {
-  const scope = request.routeOptions.config.scope;
-  if (!scope || !request.principal || request.principal.scopes.has(scope)) return;
+export function requireScope(request: FastifyRequest, scope: Scope): void {
+  if (!request.principal || request.principal.scopes.has(scope)) return;
   throw new AppError(
     'insufficient_scope',
     `This operation requires the scope "${scope}", which the API key does not have.`,
@@ -100,46 +100,60 @@ export function requireScope(request: FastifyRequest): void {
 
 /**
  * The access policy of /api/v1 as one onRequest hook (one hook per request instead of three): authentication,
- * then the rate limit (so refused keys spend no budget), then the route's scope. Public routes pass. A key
- * refused on its shape is answered at once. On the embedded shape a cached key and the in-memory budgets
- * are decided synchronously too; the rest (a key lookup, a shared budget store) takes the asynchronous path.
+ * then the rate limit (so refused keys spend no budget), then the route's scope. A key refused on its shape
+ * is answered at once. On the embedded shape a cached key and the in-memory budgets are decided
+ * synchronously too; the rest (a key lookup, a shared budget store) takes the asynchronous path.
+ *
+ * `attach` is a Fastify onRoute hook: each route that declares a scope gets the check as its first onRequest
+ * hook, with the scope in the hook's closure (Fastify's `request.routeOptions` builds a new object on every
+ * read); public routes get no hook at all.
  */
 export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, rateLimit: ApiRateLimit) {
   const refusals = new RefusalQueue(REFUSALS_PER_TURN);
-  async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
+  async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string, scope: Scope): Promise<void> {
     await authenticate.wait(request, token);
     await rateLimit.spend(request, reply);
-    requireScope(request);
+    requireScope(request, scope);
   }
   const refuse = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void, error: unknown) =>
     // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns
     // (a hook that has answered does not call done()).
     error instanceof AppError ? void sendRefusal(request, reply, error) : done(error as Error);
 
-  return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (!request.routeOptions.config.scope) return done();
-    const key = presentedKey(request);
-    // A key refused on its shape is answered at a lower priority (`RefusalQueue`): under an invalid-key
-    // storm, the valid requests beside it do not wait for the storm's answers.
-    if (key instanceof AppError) return void refusals.add(request, reply, key);
-    try {
-      if (authenticate.now(request, key) && rateLimit.spendNow(request, reply)) {
-        requireScope(request);
-        refusals.noteValid();
-        return done();
+  function accessFor(scope: Scope) {
+    return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+      const key = presentedKey(request);
+      // A key refused on its shape is answered at a lower priority (`RefusalQueue`): under an invalid-key
+      // storm, the valid requests beside it do not wait for the storm's answers.
+      if (key instanceof AppError) return void refusals.add(request, reply, key);
+      try {
+        if (authenticate.now(request, key) && rateLimit.spendNow(request, reply)) {
+          requireScope(request, scope);
+          refusals.noteValid();
+          return done();
+        }
+      } catch (error) {
+        return refuse(request, reply, done, error);
       }
-    } catch (error) {
-      return refuse(request, reply, done, error);
-    }
-    // Not decided yet: the key lookup (or the budget, when the key was decided above) waits.
-    const pending = request.principal ? rateLimit.spend(request, reply).then(() => requireScope(request)) : checkKeyAndBudget(request, reply, key);
-    pending.then(
-      () => {
-        refusals.noteValid();
-        done();
-      },
-      (error: unknown) => refuse(request, reply, done, error),
-    );
+      // Not decided yet: the key lookup (or the budget, when the key was decided above) waits.
+      const pending = request.principal
+        ? rateLimit.spend(request, reply).then(() => requireScope(request, scope))
+        : checkKeyAndBudget(request, reply, key, scope);
+      pending.then(
+        () => {
+          refusals.noteValid();
+          done();
+        },
+        (error: unknown) => refuse(request, reply, done, error),
+      );
+    };
+  }
+
+  return {
+    attach(route: RouteOptions): void {
+      const scope = (route.config as { scope?: Scope } | undefined)?.scope;
+      if (scope) route.onRequest = [accessFor(scope), ...hookList(route.onRequest)];
+    },
   };
 }
 

@@ -21,7 +21,9 @@ interface PolicedBudgets {
 }
 
 function remainingHeader(states: BudgetState[]): string {
-  return states.map((s) => `"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`).join(', ');
+  let header = '';
+  for (const s of states) header += `${header === '' ? '' : ', '}"${s.policy}";r=${s.remaining};t=${s.resetSeconds}`;
+  return header;
 }
 
 /** The rate-limit layer of /api/v1, spending from the key's and the workspace's budgets together. */

@@ -19,9 +19,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   consumeNow(budgets: Budget[], nowMs: number): RateDecision {
-    const keys = budgets.map(budgetKey);
-    const { decision, next } = decide(budgets, keys.map((k) => this.tats.get(k)), nowMs);
-    if (next) keys.forEach((key, i) => this.tats.set(key, next[i]!));
+    const keys = new Array<string>(budgets.length);
+    const stored = new Array<number | undefined>(budgets.length);
+    for (let i = 0; i < budgets.length; i++) stored[i] = this.tats.get((keys[i] = budgetKey(budgets[i]!)));
+    const { decision, next } = decide(budgets, stored, nowMs);
+    if (next) for (let i = 0; i < keys.length; i++) this.tats.set(keys[i]!, next[i]!);
     if (++this.consumed % 10_000 === 0) this.prune(nowMs);
     return decision;
   }
