@@ -45,3 +45,20 @@ describe('canonical JSON', () => {
     }
   });
 });
+
+describe('canonical JSON of values already in key order', () => {
+  it('gives the text of its definition for sorted objects, objects with their own toJSON, and null-prototype objects', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1, b: [2, { c: 3 }] });
+    const values: unknown[] = [
+      { a: 1, b: { c: [1, { d: 2, e: undefined }], f: null } },
+      { after: 'x', before: null },
+      { toJSON: () => ({ z: 1, a: 2 }) },
+      { a: { toJSON: () => 'x' }, b: 1 },
+      { a: new Date(0), b: [new Date(1)] },
+      { '10': 1, '2': 2, a: 3 },
+      bare,
+      [{ b: 1, a: 2 }, { a: 1, b: 2 }],
+    ];
+    for (const value of values) expect(canonicalJson(value)).toBe(definition(value));
+  });
+});
