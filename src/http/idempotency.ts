@@ -2,11 +2,12 @@ import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import { isPostgres } from '../db/dialect.js';
-import type { Database } from '../db/schema.js';
+import type { Database, IdempotencyKeysTable } from '../db/schema.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { Clock } from '../lib/clock.js';
 import { idempotencyRepository } from '../modules/idempotency/repository.js';
 import { AppError } from './errors.js';
+import { hookList } from './route-hooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,10 +21,8 @@ interface IdempotentWrite {
   key: string;
   trx: ControlledTransaction<Database>;
   settled: boolean;
-}
-
-function asList<T>(hooks: T | T[] | undefined): T[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+  /** The record to write complete in onSend, where no marker was claimed (the embedded shape); else null. */
+  unwritten: IdempotencyKeysTable | null;
 }
 
 /** How long a stored result is replayed. Published in the OpenAPI document and the README. */
@@ -65,7 +64,7 @@ function replay(reply: FastifyReply, stored: { response_status: number | null; r
 
 /**
  * The one idempotency layer (every POST under /api/v1). After validation it claims the key with an
- * in-flight marker, replays a stored result, or refuses a duplicate (409) or a different request under the
+ * in-flight marker (on the embedded shape, looks it up), replays a stored result, or refuses a duplicate (409) or a different request under the
  * same key (422). It then opens the transaction the write joins; when the response is ready, the result is
  * stored in that same transaction and committed with the write, or everything is rolled back and the key
  * released (nothing stored for refusals and 5xx, so a retry can succeed).
@@ -73,7 +72,8 @@ function replay(reply: FastifyReply, stored: { response_status: number | null; r
 export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
   async function release(write: IdempotentWrite): Promise<void> {
     if (!write.trx.isCommitted && !write.trx.isRolledBack) await write.trx.rollback().execute();
-    await idempotencyRepository.release(db, write.apiKeyId, write.key);
+    // A key that was only looked up (the embedded shape) has no marker to free.
+    if (!write.unwritten) await idempotencyRepository.release(db, write.apiKeyId, write.key);
   }
 
   const layer = {
@@ -87,30 +87,30 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       const nowIso = now.toISOString();
       const print = fingerprint(request);
       // PostgreSQL: the in-flight marker commits on its own first, so a concurrent duplicate on any
-      // instance sees it (409). SQLite: the one connection runs one transaction at a time, so duplicates
-      // wait for the first request anyway; the marker joins the write's transaction, which saves a commit
-      // and leaves no stale marker behind a crash.
+      // instance sees it (409). SQLite: the one writer runs one transaction at a time, and this one holds it
+      // until the response is stored, so a duplicate waits for the first request anyway: the key is only
+      // looked up here, and its record written once, complete, with the write (onSend). That saves the
+      // marker's statement and a commit, and leaves no stale marker behind a crash.
       const trx = isPostgres(db) ? null : await db.startTransaction().execute();
       const executor = trx ?? db;
+      const marker: IdempotencyKeysTable = {
+        api_key_id: apiKeyId,
+        idempotency_key: key,
+        fingerprint: print,
+        state: 'in_flight',
+        locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+        response_status: null,
+        response_headers: null,
+        response_body: null,
+        created_at: nowIso,
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
+      };
+      let claimed: boolean;
       try {
-        const claimed = await idempotencyRepository.claim(
-          executor,
-          {
-            api_key_id: apiKeyId,
-            idempotency_key: key,
-            fingerprint: print,
-            state: 'in_flight',
-            locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
-            response_status: null,
-            response_headers: null,
-            response_body: null,
-            created_at: nowIso,
-            expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
-          },
-          nowIso,
-        );
+        const found = trx ? await idempotencyRepository.findLive(trx, apiKeyId, key, nowIso) : undefined;
+        claimed = trx ? found === undefined : await idempotencyRepository.claim(db, marker, nowIso);
         if (!claimed) {
-          const existing = await idempotencyRepository.findLive(executor, apiKeyId, key, nowIso);
+          const existing = found ?? (await idempotencyRepository.findLive(executor, apiKeyId, key, nowIso));
           const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
           if (!existing) throw inUse();
           if (existing.fingerprint !== print) {
@@ -127,7 +127,13 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
         if (trx && !trx.isRolledBack) await trx.rollback().execute();
         throw error;
       }
-      request.idempotency = { apiKeyId, key, trx: trx ?? (await db.startTransaction().execute()), settled: false };
+      request.idempotency = {
+        apiKeyId,
+        key,
+        trx: trx ?? (await db.startTransaction().execute()),
+        settled: false,
+        unwritten: trx && claimed ? marker : null,
+      };
     },
 
     async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -144,7 +150,16 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
           REPLAYED_HEADERS.filter((name) => reply.hasHeader(name)).map((name) => [name, String(reply.getHeader(name))]),
         );
         const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
-        await idempotencyRepository.complete(write.trx, write.apiKeyId, write.key, { status, headers: JSON.stringify(headers), body });
+        const response = { status, headers: JSON.stringify(headers), body };
+        if (write.unwritten) {
+          const record = { ...write.unwritten, state: 'completed' as const, locked_until: null };
+          const row = { ...record, response_status: status, response_headers: response.headers, response_body: body };
+          if (!(await idempotencyRepository.storeCompleted(write.trx, row, record.created_at))) {
+            throw new Error('idempotency: a live record appeared under a key this transaction held');
+          }
+        } else {
+          await idempotencyRepository.complete(write.trx, write.apiKeyId, write.key, response);
+        }
         await write.trx.commit().execute();
         return payload;
       } catch (error) {
@@ -165,9 +180,9 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
     attachToPosts(route: RouteOptions): void {
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       if (!methods.includes('POST')) return;
-      route.preHandler = [...asList(route.preHandler), layer.preHandler];
-      route.onSend = [...asList(route.onSend), layer.onSend];
-      route.onResponse = [...asList(route.onResponse), layer.onResponse];
+      route.preHandler = [...hookList(route.preHandler), layer.preHandler];
+      route.onSend = [...hookList(route.onSend), layer.onSend];
+      route.onResponse = [...hookList(route.onResponse), layer.onResponse];
     },
 
     /** Deletes expired records (the window itself is enforced on read). */

@@ -5,9 +5,10 @@ const COLUMNS = [
   'api_key_id', 'idempotency_key', 'fingerprint', 'state', 'locked_until', 'response_status', 'response_headers', 'response_body', 'created_at', 'expires_at',
 ] as const satisfies readonly (keyof IdempotencyKeysTable)[];
 
-// Every idempotent write claims and completes its key, and a retry reads it: the statements are built and
-// compiled once.
-const claimKey = precompiledWrite((db, now: string, ...values: unknown[]) =>
+// Every idempotent write claims and completes its key (or, on the embedded shape, stores it complete at
+// once), and a retry reads it: the statements are built and compiled once. The insert writes a whole record
+// under a key that is free or whose record has expired, and nothing where a live record holds it.
+const insertUnlessLive = precompiledWrite((db, now: string, ...values: unknown[]) =>
   db
     .insertInto('idempotency_keys')
     .values(Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as unknown as IdempotencyKeysTable)
@@ -18,9 +19,9 @@ const claimKey = precompiledWrite((db, now: string, ...values: unknown[]) =>
           fingerprint: eb.ref('excluded.fingerprint'),
           state: eb.ref('excluded.state'),
           locked_until: eb.ref('excluded.locked_until'),
-          response_status: null,
-          response_headers: null,
-          response_body: null,
+          response_status: eb.ref('excluded.response_status'),
+          response_headers: eb.ref('excluded.response_headers'),
+          response_body: eb.ref('excluded.response_body'),
           created_at: eb.ref('excluded.created_at'),
           expires_at: eb.ref('excluded.expires_at'),
         }))
@@ -56,7 +57,7 @@ export const idempotencyRepository = {
    * whose window has passed, unless a live record exists. Returns whether this request now owns the key.
    */
   async claim(db: Db, row: IdempotencyKeysTable, now: string): Promise<boolean> {
-    const result = await claimKey(db, now, ...COLUMNS.map((column) => row[column]));
+    const result = await insertUnlessLive(db, now, ...COLUMNS.map((column) => row[column]));
     return Number(result.numAffectedRows ?? 0) > 0;
   },
 
@@ -71,6 +72,16 @@ export const idempotencyRepository = {
       .where('locked_until', '<=', now)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  },
+
+  /**
+   * Stores a finished request's record in one statement, where no marker was claimed (the embedded shape,
+   * whose one writer keeps every other request out until this transaction ends). False when a live record
+   * holds the key, which that writer rules out.
+   */
+  async storeCompleted(db: Db, row: IdempotencyKeysTable, now: string): Promise<boolean> {
+    const result = await insertUnlessLive(db, now, ...COLUMNS.map((column) => row[column]));
+    return Number(result.numAffectedRows ?? 0) > 0;
   },
 
   /** Stores the response of a finished request (inside the request's write transaction). */
