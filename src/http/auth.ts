@@ -33,8 +33,8 @@ function asciiQuoted(text: string): string {
   return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }
 
-/** How many refusals of malformed or missing keys are answered per event-loop turn while valid keys are in use (RefusalQueue). */
-const REFUSALS_PER_TURN = 2;
+/** How many refusals of malformed or missing keys are answered per timer tick (~1 ms) while valid keys are in use (RefusalQueue): at most about 1,000 per second. */
+const REFUSALS_PER_TICK = 1;
 
 // The refusals of authentication are the same every time (an AppError is immutable): built once, so an
 // invalid-key storm costs no error object and no header formatting per request.
@@ -109,7 +109,7 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
  * read); public routes get no hook at all.
  */
 export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, rateLimit: ApiRateLimit) {
-  const refusals = new RefusalQueue(REFUSALS_PER_TURN);
+  const refusals = new RefusalQueue(REFUSALS_PER_TICK);
   async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string, scope: Scope): Promise<void> {
     await authenticate.wait(request, token);
     await rateLimit.spend(request, reply);

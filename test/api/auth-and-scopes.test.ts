@@ -85,10 +85,10 @@ describe('401: missing or bad keys', () => {
     const valid = track('valid', get(tenant.key));
     for (const response of await Promise.all(refusals)) expectInvalidToken(response);
     expect((await valid).statusCode).toBe(200);
-    // While valid keys are in use, refusals of malformed keys are answered a few per event-loop turn. On the
-    // embedded shape the valid key is checked synchronously, so it is answered within those first turns. On
-    // PostgreSQL + Redis it waits for its key lookup and budget round trips, and the order depends on how
-    // long they take against the turns that answer refusals: there is no order to assert.
+    // While valid keys are in use, refusals of malformed keys are answered a few per timer tick (~1 ms). On
+    // the embedded shape the valid key is checked synchronously, so it is answered within those first ticks.
+    // On PostgreSQL + Redis it waits for its key lookup and budget round trips, and the order depends on how
+    // long they take against the ticks that answer refusals: there is no order to assert.
     if (backend === 'sqlite') expect(finished.indexOf('valid')).toBeLessThan(20);
   });
 
