@@ -1,16 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { jsonString } from '../lib/json.js';
 
 interface LineStream {
   write(line: string): unknown;
-}
-
-// Printable ASCII but for the quote and the backslash: such a string is its own JSON body. The request
-// id always is (src/http/request-id.ts), and so are nearly all URLs; anything else goes through JSON.stringify.
-const PLAIN_JSON_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-function jsonString(text: string): string {
-  return PLAIN_JSON_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { jsonString } from './json.js';
+
 /**
  * JSON with object keys sorted at every level: the same value always gives the same text.
  *
@@ -46,14 +48,6 @@ function alreadyCanonical(value: unknown, depth: number): boolean {
   return true;
 }
 
-// Printable ASCII but for the quote and the backslash: such a string is its own JSON body.
-const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** `JSON.stringify` of a string, without the call for the strings that need no escaping. */
-function quoted(text: string): string {
-  return PLAIN_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
-}
-
 // An array index: a canonical decimal integer below 2^32 - 1.
 const INDEX_LIKE = /^(?:0|[1-9][0-9]{0,9})$/;
 const MAX_ARRAY_INDEX = 4294967294;
@@ -64,7 +58,7 @@ function isArrayIndex(key: string): boolean {
 
 /** The canonical text of a value; undefined where JSON.stringify gives none (undefined, a function, a symbol). */
 function write(value: unknown): string | undefined {
-  if (typeof value === 'string') return quoted(value);
+  if (typeof value === 'string') return jsonString(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   // Finite numbers print as String() prints them (-0 as "0"); NaN and the infinities as null.
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
@@ -83,7 +77,7 @@ function write(value: unknown): string | undefined {
   const add = (key: string) => {
     const text = write(object[key]);
     if (text === undefined) return;
-    out += `${first ? '' : ','}${quoted(key)}:${text}`;
+    out += `${first ? '' : ','}${jsonString(key)}:${text}`;
     first = false;
   };
   // Sorted as strings, index keys ("10" before "2") are put back in numeric order, ahead of the rest.
