@@ -25,6 +25,8 @@ export interface LoadSpec {
   key?: string;
   /** A new body (and Idempotency-Key) per request, for writes. */
   uniqueWrite?: boolean;
+  /** With `uniqueWrite`: no Idempotency-Key (the write without the idempotency layer, a reference). */
+  withoutIdempotencyKey?: boolean;
   /** Expect 401s (the invalid-key storm): they are not counted as errors. */
   expect401?: boolean;
 }
@@ -59,7 +61,8 @@ export async function sample(spec: LoadSpec, connections: number, seconds: numbe
   if (spec.uniqueWrite) {
     request.setupRequest = (req: autocannon.Request) => {
       const id = randomUUID();
-      return { ...req, headers: { ...headers, 'idempotency-key': id }, body: JSON.stringify({ email: `${id}@example.com`, name: 'Bench' }) };
+      const writeHeaders = spec.withoutIdempotencyKey ? headers : { ...headers, 'idempotency-key': id };
+      return { ...req, headers: writeHeaders, body: JSON.stringify({ email: `${id}@example.com`, name: 'Bench' }) };
     };
   }
   const times: number[] = [];

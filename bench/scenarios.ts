@@ -125,11 +125,15 @@ export async function runScenarios(servers: Servers, data: DataSet, connections:
     record('GET /leads deep page (90% in)', deep, ratio, 'p50 <= 1.2 x first page p50', ratio <= 1.2 && deep.errors === 0);
   }
 
+  // The same POST without an Idempotency-Key, in the same slices: what the idempotency layer costs (a
+  // reference; the target is the POST with the key).
   const writeSpec = { method: 'POST', uniqueWrite: true } as const;
-  const [bareWriteForPost, post] = await alternate(
+  const leadsPost = { ...writeSpec, path: '/api/v1/leads', key: data.main.key };
+  const [bareWriteForPost, post, postWithoutKey] = await alternate(
     [
       { server: baseline, spec: { ...writeSpec, path: '/bare-write' } },
-      { server: service, spec: { ...writeSpec, path: '/api/v1/leads', key: data.main.key } },
+      { server: service, spec: leadsPost },
+      { server: service, spec: { ...leadsPost, withoutIdempotencyKey: true } },
     ],
     connections,
     seconds,
@@ -137,6 +141,7 @@ export async function runScenarios(servers: Servers, data: DataSet, connections:
   const postRatio = post!.rps / bareWriteForPost!.rps;
   record('POST /leads + Idempotency-Key', withCompared(post!, bareWriteForPost!), postRatio, '>= 0.60 x bare-write rps', postRatio >= 0.6 && post!.errors === 0);
   record('POST /leads vs two inserts only', post!, post!.rps / twoInserts.rps, 'reference', null);
+  record('POST /leads without Idempotency-Key', withCompared(postWithoutKey!, bareWriteForPost!), postWithoutKey!.rps / bareWriteForPost!.rps, 'reference', null);
 
   const analyticsSide = (key: string): Side => ({ server: service, spec: { path: '/api/v1/analytics', key } });
   const [small, large] = await alternate([analyticsSide(data.small.key), analyticsSide(data.large.key)], connections, seconds);

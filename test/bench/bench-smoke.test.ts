@@ -51,6 +51,7 @@ describe('npm run bench (tiny)', () => {
       'GET /leads deep page (90% in)',
       'POST /leads + Idempotency-Key',
       'POST /leads vs two inserts only',
+      'POST /leads without Idempotency-Key',
       'GET /analytics (10k messages)',
       'GET /analytics (1M messages)',
       'bare refusal (401 + log line)',
@@ -69,7 +70,7 @@ describe('npm run bench (tiny)', () => {
     expect(report.budgets.map((b) => b.connections)).toEqual([2]);
     expect(Object.keys(report.budgets[0]!.budgetUs)).toEqual(['0.5', '0.4', '0.25']);
     expect(Object.keys(report.budgets[0]!.equivalentUs)).toEqual(['GET /chatbots/{id}', 'GET /leads?limit=20', '401 storm (invalid keys)']);
-    for (const scenario of ['GET /chatbots/{id}', 'GET /leads?limit=20', 'POST /leads + Idempotency-Key', '401 storm (invalid keys)']) {
+    for (const scenario of ['GET /chatbots/{id}', 'GET /leads?limit=20', 'POST /leads + Idempotency-Key', 'POST /leads without Idempotency-Key', '401 storm (invalid keys)']) {
       const row = report.results.find((r) => r.scenario === scenario);
       expect(row?.ratio, scenario).toEqual(expect.any(Number));
       // Measured against its comparison in alternating slices, whose throughput the row keeps.
