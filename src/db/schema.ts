@@ -120,6 +120,8 @@ export interface AuditEventsTable {
 }
 
 export interface IdempotencyKeysTable {
+  /** SQLite only: the rowid the record was appended under (migration 0008); PostgreSQL has no such column. */
+  id?: number;
   api_key_id: string;
   idempotency_key: string;
   /** SHA-256 of method, path and canonical body: a different request under the same key is a 422. */

@@ -96,9 +96,11 @@ export class SqliteConnections {
   readonly reader: CachedConnection | null;
   /** Every use of the writer goes through here: one at a time, committed in groups. */
   readonly writes: GroupCommit;
-  /** Writes seen per table, and writes whose table is unknown (raw SQL, other processes). */
+  /** Writes seen per table, and writes whose table is unknown (raw SQL). */
   private readonly tableWrites = new Map<string, number>();
   private unknownWrites = 0;
+  /** Changes of data_version seen: commits by other connections. */
+  private otherCommits = 0;
   private lastDataVersion = -1;
   private readonly dataVersion: SQLite.Statement;
   /** Set while this event-loop turn has read data_version; cleared when the turn ends. */
@@ -135,16 +137,24 @@ export class SqliteConnections {
    * turn is never newer than the rows read after it, so caches keyed by it stay correct.
    */
   writeVersion(table: string): number {
+    return this.commitsElsewhere() + this.unknownWrites + (this.tableWrites.get(table) ?? 0);
+  }
+
+  /**
+   * How many commits by other connections (another process on the same file, such as the CLI) this process
+   * has seen: SQLite's data_version, read once per event-loop turn (see `writeVersion`).
+   */
+  commitsElsewhere(): number {
     if (!this.dataVersionChecked) {
       this.dataVersionChecked = true;
       setImmediate(this.endTurn);
       const dataVersion = this.dataVersion.get() as number;
       if (dataVersion !== this.lastDataVersion) {
         this.lastDataVersion = dataVersion;
-        this.unknownWrites++;
+        this.otherCommits++;
       }
     }
-    return this.unknownWrites + (this.tableWrites.get(table) ?? 0);
+    return this.otherCommits;
   }
 
   /** Records a write about to run (or just committed) on the writer. */

@@ -1,11 +1,12 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ControlledTransaction, Kysely } from 'kysely';
-import { isPostgres } from '../db/dialect.js';
+import { sqliteConnectionsOf } from '../db/sqlite.js';
 import type { Database, IdempotencyKeysTable } from '../db/schema.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { Clock } from '../lib/clock.js';
-import { idempotencyRepository } from '../modules/idempotency/repository.js';
+import { idempotencyRepository, sqliteRecordRepository } from '../modules/idempotency/repository.js';
+import { sqliteRecordStore } from '../modules/idempotency/sqlite-records.js';
 import { AppError } from './errors.js';
 import { hookList } from './route-hooks.js';
 
@@ -23,6 +24,8 @@ interface IdempotentWrite {
   settled: boolean;
   /** The record to write complete in onSend, where no marker was claimed (the embedded shape); else null. */
   unwritten: IdempotencyKeysTable | null;
+  /** SQLite: the rowid of the taken-over marker, or of the record once appended; else null. */
+  recordId: number | null;
 }
 
 /** How long a stored result is replayed. Published in the OpenAPI document and the README. */
@@ -62,18 +65,50 @@ function replay(reply: FastifyReply, stored: { response_status: number | null; r
   return reply.code(stored.response_status ?? 200).header('Idempotent-Replayed', 'true').send(stored.response_body ?? '');
 }
 
+const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+
 /**
  * The one idempotency layer (every POST under /api/v1). After validation it claims the key with an
  * in-flight marker (on the embedded shape, looks it up), replays a stored result, or refuses a duplicate (409) or a different request under the
  * same key (422). It then opens the transaction the write joins; when the response is ready, the result is
  * stored in that same transaction and committed with the write, or everything is rolled back and the key
  * released (nothing stored for refusals and 5xx, so a retry can succeed).
+ *
+ * PostgreSQL: the in-flight marker commits on its own first, so a concurrent duplicate on any instance sees
+ * it (409). SQLite: the one writer runs one transaction at a time, and this one holds it until the response
+ * is stored, so a duplicate waits for the first request anyway: the key is only looked up here, and its
+ * record appended once, complete, with the write (onSend). Records are found through an index in memory
+ * (src/modules/idempotency/sqlite-records.ts, decision 0017).
  */
 export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
+  const connections = sqliteConnectionsOf(db);
+  const records = connections ? sqliteRecordStore(db, connections) : null;
+
   async function release(write: IdempotentWrite): Promise<void> {
     if (!write.trx.isCommitted && !write.trx.isRolledBack) await write.trx.rollback().execute();
-    // A key that was only looked up (the embedded shape) has no marker to free.
-    if (!write.unwritten) await idempotencyRepository.release(db, write.apiKeyId, write.key);
+    if (records) {
+      if (write.unwritten && write.recordId !== null) records.forget(write.apiKeyId, write.key, write.recordId);
+      // A taken-over marker is deleted, so a retry can run; a key that was only looked up has none.
+      else if (!write.unwritten && write.recordId !== null) await sqliteRecordRepository.release(db, write.recordId);
+      return;
+    }
+    await idempotencyRepository.release(db, write.apiKeyId, write.key);
+  }
+
+  /** What a live record under the key means for this request: a replay, a 422, a 409, or (true) a takeover. */
+  async function decide(
+    reply: FastifyReply,
+    existing: IdempotencyKeysTable | undefined,
+    print: string,
+    takeOver: () => Promise<boolean>,
+  ): Promise<true | FastifyReply> {
+    if (!existing) throw inUse();
+    if (existing.fingerprint !== print) {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+    }
+    if (existing.state === 'completed') return replay(reply, existing);
+    if (!(await takeOver())) throw inUse();
+    return true;
   }
 
   const layer = {
@@ -85,55 +120,49 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       const apiKeyId = request.principal.keyId;
       const now = clock.now();
       const nowIso = now.toISOString();
-      const print = fingerprint(request);
-      // PostgreSQL: the in-flight marker commits on its own first, so a concurrent duplicate on any
-      // instance sees it (409). SQLite: the one writer runs one transaction at a time, and this one holds it
-      // until the response is stored, so a duplicate waits for the first request anyway: the key is only
-      // looked up here, and its record written once, complete, with the write (onSend). That saves the
-      // marker's statement and a commit, and leaves no stale marker behind a crash.
-      const trx = isPostgres(db) ? null : await db.startTransaction().execute();
-      const executor = trx ?? db;
+      const lockedUntil = new Date(now.getTime() + LOCK_MS).toISOString();
       const marker: IdempotencyKeysTable = {
         api_key_id: apiKeyId,
         idempotency_key: key,
-        fingerprint: print,
+        fingerprint: fingerprint(request),
         state: 'in_flight',
-        locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+        locked_until: lockedUntil,
         response_status: null,
         response_headers: null,
         response_body: null,
         created_at: nowIso,
         expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
       };
-      let claimed: boolean;
+      if (!records) {
+        // PostgreSQL: the marker commits first; a live record under the key decides instead.
+        if (!(await idempotencyRepository.claim(db, marker, nowIso))) {
+          const existing = await idempotencyRepository.findLive(db, apiKeyId, key, nowIso);
+          const outcome = await decide(reply, existing, marker.fingerprint, () => idempotencyRepository.takeOver(db, apiKeyId, key, nowIso, lockedUntil));
+          if (outcome !== true) return outcome;
+        }
+        request.idempotency = { apiKeyId, key, trx: await db.startTransaction().execute(), settled: false, unwritten: null, recordId: null };
+        return;
+      }
+      const trx = await db.startTransaction().execute();
+      let taken: number | null = null;
       try {
-        const found = trx ? await idempotencyRepository.findLive(trx, apiKeyId, key, nowIso) : undefined;
-        claimed = trx ? found === undefined : await idempotencyRepository.claim(db, marker, nowIso);
-        if (!claimed) {
-          const existing = found ?? (await idempotencyRepository.findLive(executor, apiKeyId, key, nowIso));
-          const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-          if (!existing) throw inUse();
-          if (existing.fingerprint !== print) {
-            throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+        const found = await records.find(trx, apiKeyId, key);
+        if (found && found.expires_at <= nowIso) {
+          await records.remove(trx, found); // its window has passed: the key is free again
+        } else if (found) {
+          const outcome = await decide(reply, found, marker.fingerprint, () => sqliteRecordRepository.takeOver(trx, found.id, nowIso, lockedUntil));
+          if (outcome !== true) {
+            await trx.rollback().execute();
+            return outcome;
           }
-          if (existing.state === 'completed') {
-            await trx?.rollback().execute();
-            return replay(reply, existing);
-          }
-          const lockExpired = await idempotencyRepository.takeOver(executor, apiKeyId, key, nowIso, new Date(now.getTime() + LOCK_MS).toISOString());
-          if (!lockExpired) throw inUse();
+          taken = found.id;
         }
       } catch (error) {
-        if (trx && !trx.isRolledBack) await trx.rollback().execute();
+        if (!trx.isRolledBack) await trx.rollback().execute();
         throw error;
       }
-      request.idempotency = {
-        apiKeyId,
-        key,
-        trx: trx ?? (await db.startTransaction().execute()),
-        settled: false,
-        unwritten: trx && claimed ? marker : null,
-      };
+      // A taken-over marker is completed in place; otherwise the record is appended, complete, in onSend.
+      request.idempotency = { apiKeyId, key, trx, settled: false, unwritten: taken === null ? marker : null, recordId: taken };
     },
 
     async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -152,11 +181,11 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
         const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
         const response = { status, headers: JSON.stringify(headers), body };
         if (write.unwritten) {
-          const record = { ...write.unwritten, state: 'completed' as const, locked_until: null };
-          const row = { ...record, response_status: status, response_headers: response.headers, response_body: body };
-          if (!(await idempotencyRepository.storeCompleted(write.trx, row, record.created_at))) {
-            throw new Error('idempotency: a live record appeared under a key this transaction held');
-          }
+          // SQLite: the record, complete, appended with the write.
+          const row = { ...write.unwritten, state: 'completed' as const, locked_until: null, response_status: status, response_headers: response.headers, response_body: body };
+          write.recordId = await records!.append(write.trx, row);
+        } else if (records) {
+          await sqliteRecordRepository.complete(write.trx, write.recordId!, response);
         } else {
           await idempotencyRepository.complete(write.trx, write.apiKeyId, write.key, response);
         }
@@ -187,7 +216,8 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
 
     /** Deletes expired records (the window itself is enforced on read). */
     async sweep(): Promise<number> {
-      return idempotencyRepository.sweep(db, clock.now().toISOString());
+      const now = clock.now().toISOString();
+      return records ? records.sweep(now) : idempotencyRepository.sweep(db, now);
     },
   };
   return layer;

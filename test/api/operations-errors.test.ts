@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import SQLite from 'better-sqlite3';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/http/scopes.js';
@@ -47,27 +48,38 @@ interface ErrorCase {
 const hasBody = (op: OperationCase) => op.body !== undefined;
 const hasId = (op: OperationCase) => op.url(UNKNOWN) !== op.url({ chatbotId: 'x', conversationId: 'x', leadId: 'x' });
 
-/** Marks an Idempotency-Key as held by a request still in flight, exactly as the idempotency layer would. */
+/**
+ * Marks an Idempotency-Key as held by a request still in flight. PostgreSQL: the in-flight marker, exactly as
+ * the idempotency layer claims it. SQLite, where the layer writes no marker (the one writer keeps a
+ * duplicate waiting): the marker an earlier process left behind, written through a connection of its own.
+ */
 async function holdInFlight(keyId: string, key: string, url: string, body: unknown) {
   const now = new Date();
   const fingerprint = createHash('sha256').update(`POST ${url}\n`).update(canonicalJson(body)).digest('hex');
-  const claimed = await idempotencyRepository.claim(
-    t.app.database.db,
-    {
-      api_key_id: keyId,
-      idempotency_key: key,
-      fingerprint,
-      state: 'in_flight',
-      locked_until: new Date(now.getTime() + 10 * 60_000).toISOString(),
-      response_status: null,
-      response_headers: null,
-      response_body: null,
-      created_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
-    },
-    now.toISOString(),
-  );
-  expect(claimed).toBe(true);
+  const marker = {
+    api_key_id: keyId,
+    idempotency_key: key,
+    fingerprint,
+    state: 'in_flight' as const,
+    locked_until: new Date(now.getTime() + 10 * 60_000).toISOString(),
+    response_status: null,
+    response_headers: null,
+    response_body: null,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+  };
+  const { database } = t.config;
+  if (database.kind === 'sqlite') {
+    const other = new SQLite(database.path);
+    try {
+      const columns = Object.keys(marker);
+      other.prepare(`insert into idempotency_keys (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`).run(marker);
+    } finally {
+      other.close();
+    }
+    return;
+  }
+  expect(await idempotencyRepository.claim(t.app.database.db, marker, now.toISOString())).toBe(true);
 }
 
 function errorCases(op: OperationCase): ErrorCase[] {

@@ -5,6 +5,7 @@ import * as m0003 from './0003_daily_stats.js';
 import * as m0005 from './0005_knowledge_search.js';
 import * as m0006 from './0006_accounts.js';
 import * as m0007 from './0007_runtime.js';
+import * as m0008 from './0008_idempotency_records_by_rowid.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0005_knowledge_search': m0005,
   '0006_accounts': m0006,
   '0007_runtime': m0007,
+  '0008_idempotency_records_by_rowid': m0008,
 };
