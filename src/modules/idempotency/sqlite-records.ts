@@ -18,7 +18,7 @@ export function keyHash(apiKeyId: string, key: string): number {
  * Which rowids may hold the record of a key: a 32-bit hash of (API key id, key) → rowid (or, where hashes
  * collide, rowids). Every candidate is read and compared before it is believed, so an entry left behind
  * (a rolled-back append whose rowid was reused, a swept record) costs a read, never a wrong answer. About
- * 30 bytes per live record, where the keys themselves would take over 100.
+ * 36 bytes per live record, where the keys themselves would take over 100.
  */
 class RecordIndex {
   private readonly ids = new Map<number, number | number[]>();
