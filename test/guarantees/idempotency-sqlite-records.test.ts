@@ -82,6 +82,34 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
     expect(await leads(tenant)).toHaveLength(1);
   });
 
+  it('replays the newest record under a key when an expired one was left below it', async () => {
+    // A request that found the expired record deletes it in its transaction; if that transaction rolls back
+    // (a refusal or a 5xx after the lookup), the row stays, and the next request appends a new record.
+    const tenant = await t.tenant();
+    const body = { email: 'newest@example.com' };
+    const first = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'layered' });
+    expect(first.statusCode).toBe(201);
+    const other = new SQLite(path.join(dir, 'app.db'));
+    try {
+      other.pragma('busy_timeout = 5000');
+      const row = other.prepare('select * from idempotency_keys where api_key_id = ? and idempotency_key = ?').get(tenant.keyId, 'layered') as Record<string, unknown>;
+      const columns = Object.keys(row).filter((column) => column !== 'id');
+      other.prepare('update idempotency_keys set expires_at = ? where id = ?').run('2000-01-01T00:00:00.000Z', row.id);
+      other
+        .prepare(`insert into idempotency_keys (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
+        .run(columns.map((column) => row[column]));
+    } finally {
+      other.close();
+    }
+    expect(await idempotencyRows(t.app, 'layered')).toHaveLength(2);
+
+    const retry = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'layered' });
+    expect(retry.statusCode).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.payload).toBe(first.payload);
+    expect(await leads(tenant)).toHaveLength(1);
+  });
+
   it('keeps one row per key and no index: the table is appended to, not searched', async () => {
     const tenant = await t.tenant();
     for (let i = 0; i < 3; i++) {

@@ -100,11 +100,13 @@ export function sqliteRecordStore(db: Kysely<Database>, connections: SqliteConne
   return {
     /**
      * The record under the key, live or expired (the caller judges expiry; an expired one is replaced), or
-     * undefined.
+     * undefined. The newest row wins: an expired record whose deletion was rolled back can still sit below
+     * the one that replaced it.
      */
     async find(trx: Db, apiKeyId: string, key: string): Promise<StoredRecord | undefined> {
       await catchUp(trx);
-      for (const id of index.candidates(apiKeyId, key)) {
+      const ids = index.candidates(apiKeyId, key);
+      for (const id of ids.length > 1 ? [...ids].sort((x, y) => y - x) : ids) {
         const row = await records.byId(trx, id);
         if (row && row.api_key_id === apiKeyId && row.idempotency_key === key) return row;
       }
