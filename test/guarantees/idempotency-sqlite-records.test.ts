@@ -22,6 +22,27 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Runs `use` on a second connection to the app's file, as another process would. */
+  function onOtherConnection(use: (other: SQLite.Database) => void): void {
+    const other = new SQLite(path.join(dir, 'app.db'));
+    try {
+      other.pragma('busy_timeout = 5000');
+      use(other);
+    } finally {
+      other.close();
+    }
+  }
+
+  /** Appends a copy of the record under (API key, key), with `changes`; returns the original row. */
+  function appendCopy(other: SQLite.Database, apiKeyId: string, key: string, changes: Record<string, unknown>): Record<string, unknown> {
+    const row = other.prepare('select * from idempotency_keys where api_key_id = ? and idempotency_key = ?').get(apiKeyId, key) as Record<string, unknown>;
+    const columns = Object.keys(row).filter((column) => column !== 'id');
+    other
+      .prepare(`insert into idempotency_keys (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
+      .run(columns.map((column) => (column in changes ? changes[column] : row[column])));
+    return row;
+  }
+
   const leads = async (tenant: Awaited<ReturnType<TestApp['tenant']>>) =>
     (await tenant.request('GET', '/api/v1/leads?limit=100')).json().data as { id: string }[];
 
@@ -63,17 +84,7 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
     expect(original.statusCode).toBe(201);
 
     // Another process's connection appends a record for the same request under a new key.
-    const other = new SQLite(path.join(dir, 'app.db'));
-    try {
-      other.pragma('busy_timeout = 5000');
-      const row = other.prepare('select * from idempotency_keys where api_key_id = ? and idempotency_key = ?').get(tenant.keyId, 'here') as Record<string, unknown>;
-      const columns = Object.keys(row).filter((column) => column !== 'id');
-      other
-        .prepare(`insert into idempotency_keys (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
-        .run(columns.map((column) => (column === 'idempotency_key' ? 'there' : row[column])));
-    } finally {
-      other.close();
-    }
+    onOtherConnection((other) => appendCopy(other, tenant.keyId, 'here', { idempotency_key: 'there' }));
 
     const replay = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'there' });
     expect(replay.statusCode).toBe(201);
@@ -89,18 +100,10 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
     const body = { email: 'newest@example.com' };
     const first = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'layered' });
     expect(first.statusCode).toBe(201);
-    const other = new SQLite(path.join(dir, 'app.db'));
-    try {
-      other.pragma('busy_timeout = 5000');
-      const row = other.prepare('select * from idempotency_keys where api_key_id = ? and idempotency_key = ?').get(tenant.keyId, 'layered') as Record<string, unknown>;
-      const columns = Object.keys(row).filter((column) => column !== 'id');
-      other.prepare('update idempotency_keys set expires_at = ? where id = ?').run('2000-01-01T00:00:00.000Z', row.id);
-      other
-        .prepare(`insert into idempotency_keys (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
-        .run(columns.map((column) => row[column]));
-    } finally {
-      other.close();
-    }
+    onOtherConnection((other) => {
+      const original = appendCopy(other, tenant.keyId, 'layered', {});
+      other.prepare('update idempotency_keys set expires_at = ? where id = ?').run('2000-01-01T00:00:00.000Z', original.id);
+    });
     expect(await idempotencyRows(t.app, 'layered')).toHaveLength(2);
 
     const retry = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'layered' });
