@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHash } from '../../src/modules/idempotency/sqlite-records.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -46,6 +47,14 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
   const leads = async (tenant: Awaited<ReturnType<TestApp['tenant']>>) =>
     (await tenant.request('GET', '/api/v1/leads?limit=100')).json().data as { id: string }[];
 
+  /** `response` replays `original` (status, body) and the tenant has only that one lead. */
+  async function expectOnlyReplayOf(tenant: Awaited<ReturnType<TestApp['tenant']>>, response: LightMyRequestResponse, original: LightMyRequestResponse) {
+    expect(response.statusCode).toBe(201);
+    expect(response.headers['idempotent-replayed']).toBe('true');
+    expect(response.payload).toBe(original.payload);
+    expect(await leads(tenant)).toHaveLength(1);
+  }
+
   it('tells apart two keys whose hashes collide: each gets its own resource and replays its own result', async () => {
     const tenant = await t.tenant();
     // Two keys of this API key with the same 32-bit hash (a birthday search: ~80k candidates on average).
@@ -87,10 +96,7 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
     onOtherConnection((other) => appendCopy(other, tenant.keyId, 'here', { idempotency_key: 'there' }));
 
     const replay = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'there' });
-    expect(replay.statusCode).toBe(201);
-    expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(replay.payload).toBe(original.payload);
-    expect(await leads(tenant)).toHaveLength(1);
+    await expectOnlyReplayOf(tenant, replay, original);
   });
 
   it('replays the newest record under a key when an expired one was left below it', async () => {
@@ -107,10 +113,7 @@ describe('idempotency records on SQLite, found through the in-memory index', () 
     expect(await idempotencyRows(t.app, 'layered')).toHaveLength(2);
 
     const retry = await tenant.request('POST', '/api/v1/leads', body, { 'idempotency-key': 'layered' });
-    expect(retry.statusCode).toBe(201);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.payload).toBe(first.payload);
-    expect(await leads(tenant)).toHaveLength(1);
+    await expectOnlyReplayOf(tenant, retry, first);
   });
 
   it('keeps one row per key and no index: the table is appended to, not searched', async () => {
