@@ -24,6 +24,19 @@ export function claimLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(db: D
   return isPostgres(db) ? query.forUpdate().skipLocked() : query;
 }
 
+/**
+ * Takes a lock on `name` for the rest of the transaction, without waiting; false when another transaction
+ * holds it. PostgreSQL: a transaction-scoped advisory lock on a 64-bit hash of the name, released by the
+ * database at commit, at rollback, or when the connection of a crashed process drops. SQLite: the
+ * transaction already holds the one writer (BEGIN IMMEDIATE, src/db/sqlite-group-commit.ts), which every
+ * other transaction on the file, in this process or another, waits for: nothing more to take.
+ */
+export async function tryTransactionLock(trx: Db, name: string): Promise<boolean> {
+  if (!isPostgres(trx)) return true;
+  const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) as locked`.execute(trx);
+  return rows[0]?.locked === true;
+}
+
 /** Makes a table append-only in the database itself: UPDATE and DELETE raise an error. */
 export async function makeAppendOnly(db: Kysely<any>, table: string): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
   if (isPostgres(db)) {
@@ -46,7 +59,8 @@ export function isRetryableTransactionError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && RETRYABLE_CODES.has(String((error as { code?: unknown }).code));
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+// SQLITE_BUSY: another process held the file's write lock past busy_timeout (5 s).
+const UNAVAILABLE_CODES = new Set(['SQLITE_BUSY', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection.*(closed|ended)/i, /client has encountered a connection error/i, /cannot use a pool after calling end/i];
 
 /** True when an error means the database cannot be reached right now (answer 503 and retry later). */

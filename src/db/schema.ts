@@ -119,19 +119,16 @@ export interface AuditEventsTable {
   hash: string;
 }
 
-export interface IdempotencyKeysTable {
-  /** SQLite only: the rowid the record was appended under (migration 0008); PostgreSQL has no such column. */
-  id?: number;
+/** The stored result of an idempotent POST, written with the write it describes (migration 0009). */
+export interface IdempotencyRecordsTable {
   api_key_id: string;
   idempotency_key: string;
   /** SHA-256 of method, path and canonical body: a different request under the same key is a 422. */
   fingerprint: string;
-  state: 'in_flight' | 'completed';
-  locked_until: string | null;
-  response_status: number | null;
+  response_status: number;
   /** JSON object of the headers replayed with the body (Content-Type, Location, ETag). */
-  response_headers: string | null;
-  response_body: string | null;
+  response_headers: string;
+  response_body: string;
   created_at: string;
   expires_at: string;
 }
@@ -248,7 +245,7 @@ export interface Database {
   messages: MessagesTable;
   leads: LeadsTable;
   audit_events: AuditEventsTable;
-  idempotency_keys: IdempotencyKeysTable;
+  idempotency_records: IdempotencyRecordsTable;
   daily_stats: DailyStatsTable;
   knowledge_entries: KnowledgeEntriesTable;
   users: UsersTable;

@@ -36,8 +36,6 @@ export interface Member {
 interface Group {
   opened: number;
   members: number;
-  /** Tables written by the group's members, noted again when it ends (see `SqliteConnections.noteWrite`). */
-  tables: Set<string | null>;
   /** Settles when the group's transaction commits (or fails): what every finished member waits for. */
   outcome: Promise<void>;
   resolve(): void;
@@ -59,7 +57,7 @@ function openGroup(): Group {
   const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
   // Members that wait for the outcome see its failure; with no one waiting it must not surface as unhandled.
   outcome.catch(() => undefined);
-  return { opened: Date.now(), members: 0, tables: new Set(), outcome, resolve, reject };
+  return { opened: Date.now(), members: 0, outcome, resolve, reject };
 }
 
 /**
@@ -88,7 +86,6 @@ export class GroupCommit {
   constructor(
     private readonly writer: WriterStatements,
     private readonly lock: Mutex,
-    private readonly onCommitted: (tables: Set<string | null>) => void,
     private readonly limits: GroupLimits = DEFAULT_LIMITS,
   ) {}
 
@@ -100,7 +97,9 @@ export class GroupCommit {
       if (joined) {
         this.writer.run('savepoint member');
       } else {
-        this.writer.run('begin');
+        // IMMEDIATE takes the file's write lock now: a transaction reads the latest commit of any process
+        // and no other process can write under it until it ends (idempotency relies on it, decision 0018).
+        this.writer.run('begin immediate');
         this.group = openGroup();
       }
     } catch (error) {
@@ -113,30 +112,27 @@ export class GroupCommit {
   }
 
   /** Ends a member's work as done; resolves once the group's transaction has committed it. */
-  async commit(member: Member, tables: Iterable<string | null>): Promise<void> {
+  async commit(member: Member): Promise<void> {
     if (member.joined) {
       try {
         this.writer.run('release member');
       } catch (error) {
-        await this.rollback(member, tables);
+        await this.rollback(member);
         throw error;
       }
     }
-    for (const table of tables) this.group!.tables.add(table);
     await this.finish(member);
   }
 
   /** Undoes a member's work; resolves once the rest of its group has settled (see the class comment). */
-  async rollback(member: Member, tables: Iterable<string | null>): Promise<void> {
+  async rollback(member: Member): Promise<void> {
     const group = this.group!;
-    for (const table of tables) group.tables.add(table);
     if (!member.joined) {
       // The member that opened the group holds the writer since: the group is its work alone.
       this.group = null;
       try {
         if (this.writer.inTransaction) this.writer.run('rollback');
       } finally {
-        this.onCommitted(group.tables);
         group.resolve();
         member.release();
       }
@@ -167,7 +163,6 @@ export class GroupCommit {
     try {
       if (this.writer.inTransaction) this.writer.run('rollback');
     } finally {
-      this.onCommitted(group.tables);
       group.reject(error);
     }
   }
@@ -221,7 +216,6 @@ export class GroupCommit {
     }
     const group = this.group!;
     this.group = null;
-    this.onCommitted(group.tables);
     group.resolve();
   }
 }

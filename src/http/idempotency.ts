@@ -1,12 +1,11 @@
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { ControlledTransaction, Kysely } from 'kysely';
-import { sqliteConnectionsOf } from '../db/sqlite.js';
-import type { Database, IdempotencyKeysTable } from '../db/schema.js';
+import { tryTransactionLock } from '../db/dialect.js';
+import type { Database } from '../db/schema.js';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { Clock } from '../lib/clock.js';
-import { idempotencyRepository, sqliteRecordRepository } from '../modules/idempotency/repository.js';
-import { sqliteRecordStore } from '../modules/idempotency/sqlite-records.js';
+import { idempotencyRepository, type IdempotencyRecord } from '../modules/idempotency/repository.js';
 import { AppError } from './errors.js';
 import { hookList } from './route-hooks.js';
 
@@ -18,20 +17,17 @@ declare module 'fastify' {
 }
 
 interface IdempotentWrite {
-  apiKeyId: string;
   key: string;
   trx: ControlledTransaction<Database>;
+  /** The record to store with the write: everything but the response. */
+  pending: Omit<IdempotencyRecord, 'response_status' | 'response_headers' | 'response_body'>;
   settled: boolean;
-  /** The record to write complete in onSend, where no marker was claimed (the embedded shape); else null. */
-  unwritten: IdempotencyKeysTable | null;
-  /** SQLite: the rowid of the taken-over marker, or of the record once appended; else null. */
-  recordId: number | null;
 }
 
 /** How long a stored result is replayed. Published in the OpenAPI document and the README. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** How long an in-flight marker blocks duplicates before a retry may take it over (its request died). */
-const LOCK_MS = 60_000;
+/** What a concurrent duplicate is told to wait: the first request holds the key for as long as it runs. */
+const IN_USE_RETRY_AFTER_SECONDS = 1;
 /** Statuses that store nothing: refused before any work (or a 5xx, which rolls back). */
 const NOT_STORED = new Set([400, 401, 403, 413, 415, 429]);
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag'];
@@ -59,56 +55,51 @@ function fingerprint(request: FastifyRequest): string {
   return hash('sha256', `${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`, 'hex');
 }
 
-function replay(reply: FastifyReply, stored: { response_status: number | null; response_headers: string | null; response_body: string | null }) {
-  const headers = JSON.parse(stored.response_headers ?? '{}') as Record<string, string>;
+function replay(reply: FastifyReply, stored: IdempotencyRecord) {
+  const headers = JSON.parse(stored.response_headers) as Record<string, string>;
   for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-  return reply.code(stored.response_status ?? 200).header('Idempotent-Replayed', 'true').send(stored.response_body ?? '');
+  return reply.code(stored.response_status).header('Idempotent-Replayed', 'true').send(stored.response_body);
 }
 
-const inUse = () => new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+const inUse = () =>
+  new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly.', {}, {
+    'Retry-After': String(IN_USE_RETRY_AFTER_SECONDS),
+  });
+
+/** The name of the transaction lock a request holds on its key (`tryTransactionLock`). */
+export function idempotencyLockName(apiKeyId: string, key: string): string {
+  return `idempotency\n${apiKeyId}\n${key}`;
+}
+
+/** True for a unique-constraint violation (SQLite or PostgreSQL). */
+function isDuplicateKey(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
 
 /**
- * The one idempotency layer (every POST under /api/v1). After validation it claims the key with an
- * in-flight marker (on the embedded shape, looks it up), replays a stored result, or refuses a duplicate (409) or a different request under the
- * same key (422). It then opens the transaction the write joins; when the response is ready, the result is
- * stored in that same transaction and committed with the write, or everything is rolled back and the key
- * released (nothing stored for refusals and 5xx, so a retry can succeed).
- *
- * PostgreSQL: the in-flight marker commits on its own first, so a concurrent duplicate on any instance sees
- * it (409). SQLite: the one writer runs one transaction at a time, and this one holds it until the response
- * is stored, so a duplicate waits for the first request anyway: the key is only looked up here, and its
- * record appended once, complete, with the write (onSend). Records are found through an index in memory
- * (src/modules/idempotency/sqlite-records.ts, decision 0017).
+ * The one idempotency layer (every POST under /api/v1), the same on both databases (decision 0018). After
+ * validation it opens the transaction the write joins and, in it, locks the key (`tryTransactionLock`: a
+ * concurrent duplicate gets 409 with Retry-After) and looks up its record: a live one is replayed (or, for a
+ * different request under the same key, 422); an expired one is deleted. When the response is ready, its
+ * record is inserted in that same transaction and committed with the write, so a record exists exactly
+ * when its write does; refusals and 5xx roll everything back and store nothing, so a retry can succeed.
+ * The primary key on (API key, Idempotency-Key) is the last word: whatever happens, one write commits.
  */
 export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
-  const connections = sqliteConnectionsOf(db);
-  const records = connections ? sqliteRecordStore(db, connections) : null;
-
-  async function release(write: IdempotentWrite): Promise<void> {
+  async function rollback(write: { trx: ControlledTransaction<Database> }): Promise<void> {
     if (!write.trx.isCommitted && !write.trx.isRolledBack) await write.trx.rollback().execute();
-    if (records) {
-      if (write.unwritten && write.recordId !== null) records.forget(write.apiKeyId, write.key, write.recordId);
-      // A taken-over marker is deleted, so a retry can run; a key that was only looked up has none.
-      else if (!write.unwritten && write.recordId !== null) await sqliteRecordRepository.release(db, write.recordId);
-      return;
-    }
-    await idempotencyRepository.release(db, write.apiKeyId, write.key);
   }
 
-  /** What a live record under the key means for this request: a replay, a 422, a 409, or (true) a takeover. */
-  async function decide(
-    reply: FastifyReply,
-    existing: IdempotencyKeysTable | undefined,
-    print: string,
-    takeOver: () => Promise<boolean>,
-  ): Promise<true | FastifyReply> {
-    if (!existing) throw inUse();
-    if (existing.fingerprint !== print) {
-      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+  /** Locks the key in the request's transaction; returns its live record, if any (deleting an expired one). */
+  async function claim(trx: ControlledTransaction<Database>, apiKeyId: string, key: string, now: string): Promise<IdempotencyRecord | undefined> {
+    if (!(await tryTransactionLock(trx, idempotencyLockName(apiKeyId, key)))) throw inUse();
+    const existing = await idempotencyRepository.find(trx, apiKeyId, key);
+    if (existing && existing.expires_at <= now) {
+      await idempotencyRepository.remove(trx, apiKeyId, key); // its window has passed: the key is free again
+      return undefined;
     }
-    if (existing.state === 'completed') return replay(reply, existing);
-    if (!(await takeOver())) throw inUse();
-    return true;
+    return existing;
   }
 
   const layer = {
@@ -118,51 +109,27 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       if (Array.isArray(header)) throw parseIdempotencyKey('');
       const key = parseIdempotencyKey(header);
       const apiKeyId = request.principal.keyId;
+      const print = fingerprint(request);
       const now = clock.now();
       const nowIso = now.toISOString();
-      const lockedUntil = new Date(now.getTime() + LOCK_MS).toISOString();
-      const marker: IdempotencyKeysTable = {
-        api_key_id: apiKeyId,
-        idempotency_key: key,
-        fingerprint: fingerprint(request),
-        state: 'in_flight',
-        locked_until: lockedUntil,
-        response_status: null,
-        response_headers: null,
-        response_body: null,
-        created_at: nowIso,
-        expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString(),
-      };
-      if (!records) {
-        // PostgreSQL: the marker commits first; a live record under the key decides instead.
-        if (!(await idempotencyRepository.claim(db, marker, nowIso))) {
-          const existing = await idempotencyRepository.findLive(db, apiKeyId, key, nowIso);
-          const outcome = await decide(reply, existing, marker.fingerprint, () => idempotencyRepository.takeOver(db, apiKeyId, key, nowIso, lockedUntil));
-          if (outcome !== true) return outcome;
-        }
-        request.idempotency = { apiKeyId, key, trx: await db.startTransaction().execute(), settled: false, unwritten: null, recordId: null };
-        return;
-      }
       const trx = await db.startTransaction().execute();
-      let taken: number | null = null;
+      let existing: IdempotencyRecord | undefined;
       try {
-        const found = await records.find(trx, apiKeyId, key);
-        if (found && found.expires_at <= nowIso) {
-          await records.remove(trx, found); // its window has passed: the key is free again
-        } else if (found) {
-          const outcome = await decide(reply, found, marker.fingerprint, () => sqliteRecordRepository.takeOver(trx, found.id, nowIso, lockedUntil));
-          if (outcome !== true) {
-            await trx.rollback().execute();
-            return outcome;
-          }
-          taken = found.id;
-        }
+        existing = await claim(trx, apiKeyId, key, nowIso);
       } catch (error) {
-        if (!trx.isRolledBack) await trx.rollback().execute();
+        await rollback({ trx });
         throw error;
       }
-      // A taken-over marker is completed in place; otherwise the record is appended, complete, in onSend.
-      request.idempotency = { apiKeyId, key, trx, settled: false, unwritten: taken === null ? marker : null, recordId: taken };
+      if (existing) {
+        // Rolled back before answering: on SQLite that waits until what was read is durable (group commit).
+        await rollback({ trx });
+        if (existing.fingerprint !== print) {
+          throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request (method, path or body).');
+        }
+        return replay(reply, existing);
+      }
+      const pending = { api_key_id: apiKeyId, idempotency_key: key, fingerprint: print, created_at: nowIso, expires_at: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS).toISOString() };
+      request.idempotency = { key, trx, pending, settled: false };
     },
 
     async onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -170,39 +137,29 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       if (!write || write.settled) return payload;
       write.settled = true;
       const status = reply.statusCode;
+      if (status >= 500 || NOT_STORED.has(status)) {
+        await rollback(write);
+        return payload;
+      }
+      const headers = Object.fromEntries(REPLAYED_HEADERS.filter((name) => reply.hasHeader(name)).map((name) => [name, String(reply.getHeader(name))]));
+      const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
       try {
-        if (status >= 500 || NOT_STORED.has(status)) {
-          await release(write);
-          return payload;
-        }
-        const headers = Object.fromEntries(
-          REPLAYED_HEADERS.filter((name) => reply.hasHeader(name)).map((name) => [name, String(reply.getHeader(name))]),
-        );
-        const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
-        const response = { status, headers: JSON.stringify(headers), body };
-        if (write.unwritten) {
-          // SQLite: the record, complete, appended with the write.
-          const row = { ...write.unwritten, state: 'completed' as const, locked_until: null, response_status: status, response_headers: response.headers, response_body: body };
-          write.recordId = await records!.append(write.trx, row);
-        } else if (records) {
-          await sqliteRecordRepository.complete(write.trx, write.recordId!, response);
-        } else {
-          await idempotencyRepository.complete(write.trx, write.apiKeyId, write.key, response);
-        }
+        await idempotencyRepository.insert(write.trx, { ...write.pending, response_status: status, response_headers: JSON.stringify(headers), response_body: body });
         await write.trx.commit().execute();
         return payload;
       } catch (error) {
-        await release(write).catch((releaseError: unknown) => request.log.error({ err: releaseError }, 'idempotency: release failed'));
-        throw error;
+        await rollback(write).catch((rollbackError: unknown) => request.log.error({ err: rollbackError }, 'idempotency: rollback failed'));
+        // Another transaction stored a result under the key first (only possible if the lock was bypassed).
+        throw isDuplicateKey(error) ? inUse() : error;
       }
     },
 
-    /** Safety net: a request that ended without onSend (aborted) rolls back and frees its key. */
+    /** Safety net: a request that ended without onSend (aborted) rolls back. */
     async onResponse(request: FastifyRequest) {
       const write = request.idempotency;
       if (!write || write.settled) return;
       write.settled = true;
-      await release(write);
+      await rollback(write);
     },
 
     /** Fastify onRoute hook: POST routes get the layer's preHandler, onSend and onResponse hooks. */
@@ -216,8 +173,7 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
 
     /** Deletes expired records (the window itself is enforced on read). */
     async sweep(): Promise<number> {
-      const now = clock.now().toISOString();
-      return records ? records.sweep(now) : idempotencyRepository.sweep(db, now);
+      return idempotencyRepository.sweep(db, clock.now().toISOString());
     },
   };
   return layer;

@@ -62,6 +62,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     );
     const statuses = responses.map((r) => r.status);
     expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    for (const refused of responses.filter((r) => r.status === 409)) expect(refused.headers.get('retry-after')).toBe('1');
     const created = await Promise.all(responses.filter((r) => r.status === 201).map((r) => r.text()));
     expect(new Set(created).size).toBe(1);
     const leads = (await (await call(a, key, '/leads')).json()) as { data: unknown[] };
