@@ -32,6 +32,10 @@ export interface Config {
   trustProxy: boolean;
   /** Requests per rolling minute per API key and per workspace (continuous refill). */
   rateLimit: { keyPerMinute: number; workspacePerMinute: number };
+  /** Bytes of the in-process read cache of API keys and agents (embedded SQLite only). */
+  cacheMaxBytes: number;
+  /** Failed authentications per client IP per minute before /api/v1 answers that IP 429 without a lookup. */
+  failedAuthPerIpPerMinute: number;
   /** Dashboard sign-in attempts per 15 minutes, per IP and email and per IP (GCRA, same store as the API's). */
   signInLimit: { perIpAndEmail: number; perIp: number };
   /** Redis for state shared by instances (rate-limit budgets); null keeps it in process. */
@@ -212,6 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    cacheMaxBytes: integer(env, 'CACHE_MAX_MB', 32, 0, 4096) * 1024 * 1024,
+    failedAuthPerIpPerMinute: integer(env, 'FAILED_AUTH_PER_IP_PER_MINUTE', 120, 1, 1_000_000_000),
     rateLimit: {
       keyPerMinute: integer(env, 'RATE_LIMIT_KEY_PER_MINUTE', 600, 1, 1_000_000_000),
       workspacePerMinute: integer(env, 'RATE_LIMIT_WORKSPACE_PER_MINUTE', 1800, 1, 1_000_000_000),

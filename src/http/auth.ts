@@ -1,13 +1,12 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { OperationContext } from '../lib/actor.js';
-import type { ApiKeyPrincipal, ApiKeyService, AuthFailure, AuthResult } from '../modules/api-keys/service.js';
+import { RateLimitStoreUnavailable } from '../lib/rate-limit/redis-store.js';
+import type { Budget, RateDecision, RateLimitStore } from '../lib/rate-limit/types.js';
+import type { ApiKeyPrincipal, ApiKeyService, AuthFailure } from '../modules/api-keys/service.js';
 import type { ApiRateLimit } from './rate-limit.js';
-import { sendRefusal } from './error-handler.js';
 import { AppError } from './errors.js';
-import { RefusalQueue } from './refusal-queue.js';
 import { hookList } from './route-hooks.js';
 import type { Scope } from './scopes.js';
-import { isWellFormedApiKey } from '../lib/api-key-format.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,7 +14,7 @@ declare module 'fastify' {
     scope?: Scope;
   }
   interface FastifyRequest {
-    /** Set by the auth hook on routes that declare a scope. */
+    /** Set by the access check on routes that declare a scope. */
     principal?: ApiKeyPrincipal;
   }
 }
@@ -33,18 +32,14 @@ function asciiQuoted(text: string): string {
   return text.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }
 
-/** How many refusals of malformed or missing keys are answered per timer tick (~1 ms) while valid keys are in use (RefusalQueue): at most about 1,000 per second. */
-const REFUSALS_PER_TICK = 1;
+function missingKey(): AppError {
+  return new AppError('missing_api_key', 'Send an API key as "Authorization: Bearer <API_KEY>".', {}, { 'WWW-Authenticate': REALM });
+}
 
-// The refusals of authentication are the same every time (an AppError is immutable): built once, so an
-// invalid-key storm costs no error object and no header formatting per request.
-const MISSING_KEY = new AppError('missing_api_key', 'Send an API key as "Authorization: Bearer <API_KEY>".', {}, { 'WWW-Authenticate': REALM });
-const REFUSED_KEY = Object.fromEntries(
-  Object.entries(FAILURE_DETAIL).map(([reason, detail]) => [
-    reason,
-    new AppError('invalid_api_key', detail, {}, { 'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${asciiQuoted(detail)}"` }),
-  ]),
-) as Record<AuthFailure, AppError>;
+function refusedKey(reason: AuthFailure): AppError {
+  const detail = FAILURE_DETAIL[reason];
+  return new AppError('invalid_api_key', detail, {}, { 'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="${asciiQuoted(detail)}"` });
+}
 
 function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -53,36 +48,78 @@ function bearerToken(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-/**
- * The request's bearer key when it has the shape and checksum of a key this service issues, else the
- * refusal it earns before any lookup. Decided synchronously, so an invalid-key storm costs no promise.
- */
-function presentedKey(request: FastifyRequest): string | AppError {
-  const token = bearerToken(request);
-  if (token === null) return MISSING_KEY;
-  return isWellFormedApiKey(token) ? token : REFUSED_KEY.malformed;
+/** What the access check of /api/v1 needs. */
+export interface AccessPolicyOptions {
+  apiKeys: ApiKeyService;
+  rateLimit: ApiRateLimit;
+  /** Where the per-IP budget of failed authentications lives (the rate-limit store). */
+  store: RateLimitStore;
+  /** Failed authentications per client IP per minute before that IP gets 429 without a lookup. */
+  failedAuthPerIpPerMinute: number;
+}
+
+/** A decision of the store, or 503 when it is unreachable under the fail-closed policy. */
+async function ask(store: RateLimitStore, budgets: Budget[], spend: boolean): Promise<RateDecision> {
+  try {
+    return await (spend ? store.consume(budgets) : store.peek(budgets));
+  } catch (error) {
+    if (!(error instanceof RateLimitStoreUnavailable)) throw error;
+    throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
+  }
 }
 
 /**
- * Authentication of a well-formed key (onRequest of /api/v1, after `presentedKey`): the key becomes the
- * request's principal, or 401. It runs before the body is read, so refused requests cost no parsing and
- * never reach validation. `now` answers without waiting when it can (a cached key, nothing to record),
- * and returns false when only the asynchronous path can.
+ * The access policy of /api/v1, three steps in one fixed order, each with one code path:
+ *
+ * 1. authentication: the bearer key becomes the request's principal, or 401. Every request that does not
+ *    authenticate (no key, a malformed, unknown, revoked or expired one) spends from its client IP's budget
+ *    of failed authentications; once that is spent, the IP gets 429 with Retry-After before any lookup, so
+ *    an invalid-key storm costs the database nothing and leaves valid traffic its capacity;
+ * 2. the rate limit of the key and its workspace (src/http/rate-limit.ts), or 429;
+ * 3. the scope the route declares, or 403.
+ *
+ * It runs as the first onRequest hook of every route that declares a scope (`attach`, a Fastify onRoute
+ * hook), before the body is read, so refused requests cost no parsing and never reach validation.
  */
-export function authenticateHook(apiKeys: ApiKeyService) {
-  function admit(request: FastifyRequest, result: AuthResult): void {
-    if (!result.ok) throw REFUSED_KEY[result.reason];
-    request.principal = result.principal;
+export function accessPolicy(options: AccessPolicyOptions) {
+  const { apiKeys, rateLimit, store } = options;
+  const failedAuthBudget = (ip: string): Budget[] => [{ policy: 'failed-auth', id: ip, limit: options.failedAuthPerIpPerMinute, windowMs: 60_000 }];
+
+  async function authenticate(request: FastifyRequest): Promise<void> {
+    const budget = failedAuthBudget(request.ip);
+    const standing = await ask(store, budget, false);
+    if (!standing.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(standing.retryAfterMs / 1000));
+      throw new AppError(
+        'rate_limited',
+        `Too many requests with a missing or invalid API key from this address; retry after ${retryAfter} s.`,
+        { violated_policies: ['failed-auth'] },
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+    const token = bearerToken(request);
+    const result = token === null ? null : await apiKeys.authenticate(token);
+    if (result?.ok) {
+      request.principal = result.principal;
+      return;
+    }
+    await ask(store, budget, true);
+    throw result ? refusedKey(result.reason) : missingKey();
   }
+
+  function accessFor(scope: Scope) {
+    return async function access(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      await authenticate(request);
+      await rateLimit.spend(request, reply);
+      requireScope(request, scope);
+    };
+  }
+
   return {
-    async wait(request: FastifyRequest, token: string): Promise<void> {
-      admit(request, await apiKeys.authenticate(token));
-    },
-    now(request: FastifyRequest, token: string): boolean {
-      const result = apiKeys.authenticateNow(token);
-      if (result === undefined) return false;
-      admit(request, result);
-      return true;
+    /** Fastify onRoute hook: a route that declares a scope gets the access check as its first onRequest hook. */
+    attach(route: RouteOptions): void {
+      const scope = (route.config as { scope?: Scope } | undefined)?.scope;
+      if (scope) route.onRequest = [accessFor(scope), ...hookList(route.onRequest)];
     },
   };
 }
@@ -96,65 +133,6 @@ export function requireScope(request: FastifyRequest, scope: Scope): void {
     { required_scope: scope },
     { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"` },
   );
-}
-
-/**
- * The access policy of /api/v1 as one onRequest hook (one hook per request instead of three): authentication,
- * then the rate limit (so refused keys spend no budget), then the route's scope. A key refused on its shape
- * is answered at once. On the embedded shape a cached key and the in-memory budgets are decided
- * synchronously too; the rest (a key lookup, a shared budget store) takes the asynchronous path.
- *
- * `attach` is a Fastify onRoute hook: each route that declares a scope gets the check as its first onRequest
- * hook, with the scope in the hook's closure (Fastify's `request.routeOptions` builds a new object on every
- * read); public routes get no hook at all.
- */
-export function accessPolicy(authenticate: ReturnType<typeof authenticateHook>, rateLimit: ApiRateLimit) {
-  const refusals = new RefusalQueue(REFUSALS_PER_TICK);
-  async function checkKeyAndBudget(request: FastifyRequest, reply: FastifyReply, token: string, scope: Scope): Promise<void> {
-    await authenticate.wait(request, token);
-    await rateLimit.spend(request, reply);
-    requireScope(request, scope);
-  }
-  const refuse = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void, error: unknown) =>
-    // A refusal is answered here, by the one problem renderer, without the error machinery's extra turns
-    // (a hook that has answered does not call done()).
-    error instanceof AppError ? void sendRefusal(request, reply, error) : done(error as Error);
-
-  function accessFor(scope: Scope) {
-    return function access(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-      const key = presentedKey(request);
-      // A key refused on its shape is answered at a lower priority (`RefusalQueue`): under an invalid-key
-      // storm, the valid requests beside it do not wait for the storm's answers.
-      if (key instanceof AppError) return void refusals.add(request, reply, key);
-      try {
-        if (authenticate.now(request, key) && rateLimit.spendNow(request, reply)) {
-          requireScope(request, scope);
-          refusals.noteValid();
-          return done();
-        }
-      } catch (error) {
-        return refuse(request, reply, done, error);
-      }
-      // Not decided yet: the key lookup (or the budget, when the key was decided above) waits.
-      const pending = request.principal
-        ? rateLimit.spend(request, reply).then(() => requireScope(request, scope))
-        : checkKeyAndBudget(request, reply, key, scope);
-      pending.then(
-        () => {
-          refusals.noteValid();
-          done();
-        },
-        (error: unknown) => refuse(request, reply, done, error),
-      );
-    };
-  }
-
-  return {
-    attach(route: RouteOptions): void {
-      const scope = (route.config as { scope?: Scope } | undefined)?.scope;
-      if (scope) route.onRequest = [accessFor(scope), ...hookList(route.onRequest)];
-    },
-  };
 }
 
 /** The operation context of an authenticated API request: the key as actor, plus request facts. */

@@ -25,12 +25,6 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .send(body);
 }
 
-/** Answers a refused request (a 4xx AppError): logged at debug, the request's own line says the rest. */
-export function sendRefusal(request: FastifyRequest, reply: FastifyReply, problem: AppError): FastifyReply {
-  request.log.debug({ code: problem.code, status: problem.status }, 'request refused');
-  return sendProblem(request, reply, problem);
-}
-
 const FASTIFY_CODES: Record<string, (error: FastifyError) => AppError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
     new AppError('unsupported_media_type', 'Request bodies must be JSON: send Content-Type: application/json.'),
@@ -80,7 +74,10 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toAppError(error);
-    if (problem.status < 500) return sendRefusal(request, reply, problem);
+    if (problem.status < 500) {
+      request.log.debug({ code: problem.code, status: problem.status }, 'request refused');
+      return sendProblem(request, reply, problem);
+    }
     if (problem.status === 503) request.log.warn({ err: error }, 'dependency unavailable');
     else request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);

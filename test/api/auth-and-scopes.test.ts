@@ -5,7 +5,6 @@ import { SCOPES, type Scope } from '../../src/http/scopes.js';
 import { systemContext } from '../../src/lib/actor.js';
 import { generateApiKeySecret } from '../../src/lib/api-key-format.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { backend } from '../helpers/database.js';
 import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
 import { expectProblem, OPERATIONS, send, type Fixtures } from './support.js';
 
@@ -13,7 +12,7 @@ import { expectProblem, OPERATIONS, send, type Fixtures } from './support.js';
 // and keys stored only as hashes.
 
 let current = Date.parse('2026-06-01T12:00:00.000Z');
-const clock = { now: () => new Date(current) };
+const clock = { now: () => new Date(current), monotonicMs: () => performance.now() };
 let t: TestApp;
 let tenant: Tenant;
 let fixtures: Fixtures;
@@ -72,24 +71,11 @@ describe('401: missing or bad keys', () => {
     expectInvalidToken(await get(`${tenant.key.slice(0, -1)}${last}`));
   });
 
-  it('a burst of malformed keys: every one is refused, and (embedded shape) valid requests sent with them are answered first', async () => {
-    const finished: string[] = [];
-    const track = (label: string, response: ReturnType<typeof get>) =>
-      response.then((answer) => {
-        finished.push(label);
-        return answer;
-      });
-    expect((await get(tenant.key)).statusCode).toBe(200); // valid traffic: the refusals yield to it
-    const refusals = Array.from({ length: 40 }, (_, i) => track(`refusal ${i}`, get(`wsk_malformed${i}`)));
-    await new Promise((resolve) => setImmediate(resolve)); // the valid request arrives in a later turn
-    const valid = track('valid', get(tenant.key));
+  it('a burst of malformed keys: every one is refused, and a valid key sent with them is served', async () => {
+    const refusals = Array.from({ length: 40 }, (_, i) => get(`wsk_malformed${i}`));
+    const valid = get(tenant.key);
     for (const response of await Promise.all(refusals)) expectInvalidToken(response);
     expect((await valid).statusCode).toBe(200);
-    // While valid keys are in use, refusals of malformed keys are answered a few per timer tick (~1 ms). On
-    // the embedded shape the valid key is checked synchronously, so it is answered within those first ticks.
-    // On PostgreSQL + Redis it waits for its key lookup and budget round trips, and the order depends on how
-    // long they take against the ticks that answer refusals: there is no order to assert.
-    if (backend === 'sqlite') expect(finished.indexOf('valid')).toBeLessThan(20);
   });
 
   it('a well-formed key that was never issued: invalid_api_key with error="invalid_token"', async () => {

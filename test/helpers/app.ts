@@ -35,8 +35,8 @@ export interface Tenant {
 export function testConfig(overrides: Partial<Config> = {}): Config & { databaseEnv: Record<string, string> } {
   const databaseEnv = freshDatabaseEnv();
   const base = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...databaseEnv });
-  // Budgets far above what a suite sends, unless a test is about rate limits.
-  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, ...overrides, databaseEnv };
+  // Budgets far above what a suite sends, unless a test is about rate limits (or failed authentications).
+  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, failedAuthPerIpPerMinute: 1_000_000, ...overrides, databaseEnv };
 }
 
 /** Builds the real app (buildApp) on a fresh database. Close it in afterAll. */
