@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../lib/clock.js';
 import type { RateLimitStore } from '../lib/rate-limit/types.js';
 import { createPreview } from './preview.js';
 import { agentRoutes } from './routes/agents.js';
@@ -16,7 +15,6 @@ import { registerWebApp } from './static.js';
 /** What the dashboard needs besides the app's services and config. */
 export interface DashboardDeps {
   rateLimitStore: RateLimitStore;
-  clock: Clock;
 }
 
 /**
@@ -33,7 +31,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');
     });
-    await scope.register(authRoutes(services, config, signInLimiter(deps.rateLimitStore, config.signInLimit, deps.clock)));
+    await scope.register(authRoutes(services, config, signInLimiter(deps.rateLimitStore, config.signInLimit)));
     await scope.register(agentRoutes(services, createPreview(services, app.runtime.worker)));
     await scope.register(conversationRoutes(services));
     await scope.register(leadRoutes(services));

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../http/errors.js';
-import type { Clock } from '../lib/clock.js';
 import { tokenHash } from '../lib/tokens.js';
 import type { RateLimitStore } from '../lib/rate-limit/types.js';
 
@@ -12,16 +11,13 @@ const WINDOW_MS = 15 * 60_000;
  * Redis on the several-instance shape), or refuses with 429 and Retry-After. The email is hashed so the
  * store never holds addresses.
  */
-export function signInLimiter(store: RateLimitStore, limits: Config['signInLimit'], clock: Clock) {
+export function signInLimiter(store: RateLimitStore, limits: Config['signInLimit']) {
   return async function spendAttempt(request: FastifyRequest, reply: FastifyReply, email: string): Promise<void> {
     const ip = request.ip ?? 'unknown';
-    const decision = await store.consume(
-      [
-        { policy: 'sign_in', id: `signin:${ip}:${tokenHash(email.trim().toLowerCase())}`, limit: limits.perIpAndEmail, windowMs: WINDOW_MS },
-        { policy: 'sign_in_ip', id: `signin:${ip}`, limit: limits.perIp, windowMs: WINDOW_MS },
-      ],
-      clock.now().getTime(),
-    );
+    const decision = await store.consume([
+      { policy: 'sign_in', id: `signin:${ip}:${tokenHash(email.trim().toLowerCase())}`, limit: limits.perIpAndEmail, windowMs: WINDOW_MS },
+      { policy: 'sign_in_ip', id: `signin:${ip}`, limit: limits.perIp, windowMs: WINDOW_MS },
+    ]);
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       reply.header('Retry-After', String(retryAfter));

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../lib/clock.js';
 import { RateLimitStoreUnavailable } from '../lib/rate-limit/redis-store.js';
 import type { Budget, BudgetState, RateDecision, RateLimitStore } from '../lib/rate-limit/types.js';
 import { AppError } from './errors.js';
@@ -30,11 +29,6 @@ function remainingHeader(states: BudgetState[]): string {
 export interface ApiRateLimit {
   /** Spends one request (onRequest, right after authentication); 429 when a budget is exhausted. */
   spend(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /**
-   * The same, synchronously, when the store decides in this process's memory (one instance): true when it
-   * ran, false when only `spend` can (a shared store such as Redis).
-   */
-  spendNow(request: FastifyRequest, reply: FastifyReply): boolean;
 }
 
 /**
@@ -42,7 +36,7 @@ export interface ApiRateLimit {
  * workspace's budgets together, sets RateLimit-Policy and RateLimit on the response, and refuses with 429
  * and an honest Retry-After (the longest wait among the violated budgets) when either is exhausted.
  */
-export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: Clock): ApiRateLimit {
+export function rateLimitHook(store: RateLimitStore, limits: RateLimits): ApiRateLimit {
   // A cached key's principal is the same object on every request: its budgets and their RateLimit-Policy
   // value are built once.
   const budgetsByPrincipal = new WeakMap<object, PolicedBudgets>();
@@ -60,14 +54,9 @@ export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: 
   };
   return {
     async spend(request, reply) {
-      if (request.principal) await spendBudgets(store, budgetsOf(request.principal).budgets, clock, reply);
-    },
-    spendNow(request, reply) {
-      if (!store.consumeNow) return false;
-      if (!request.principal) return true;
+      if (!request.principal) return;
       const { budgets, policy } = budgetsOf(request.principal);
-      applyDecision(policy, store.consumeNow(budgets, clock.now().getTime()), reply);
-      return true;
+      applyDecision(policy, await consume(store, budgets), reply);
     },
   };
 }
@@ -76,15 +65,18 @@ export function rateLimitHook(store: RateLimitStore, limits: RateLimits, clock: 
  * Spends one request from every budget together (or from none), sets RateLimit-Policy and RateLimit, and
  * throws 429 with Retry-After when a budget is exhausted. Shared by /api/v1 and the widget endpoints.
  */
-export async function spendBudgets(store: RateLimitStore, budgets: Budget[], clock: Clock, reply: FastifyReply): Promise<void> {
-  let decision: RateDecision;
+export async function spendBudgets(store: RateLimitStore, budgets: Budget[], reply: FastifyReply): Promise<void> {
+  applyDecision(policyHeader(budgets), await consume(store, budgets), reply);
+}
+
+/** The store's decision; an unreachable store under the fail-closed policy becomes a 503. */
+async function consume(store: RateLimitStore, budgets: Budget[]): Promise<RateDecision> {
   try {
-    decision = await store.consume(budgets, clock.now().getTime());
+    return await store.consume(budgets);
   } catch (error) {
     if (!(error instanceof RateLimitStoreUnavailable)) throw error;
     throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
   }
-  applyDecision(policyHeader(budgets), decision, reply);
 }
 
 /** Sets RateLimit-Policy and RateLimit from a decision, and throws 429 with Retry-After when it refuses. */

@@ -1,7 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { Scope } from '../../src/http/scopes.js';
-import type { Clock } from '../../src/lib/clock.js';
 
 /** Shared helpers of the /api/v1 suites (not a test file itself). */
 
@@ -18,6 +17,7 @@ export const PREFIX = {
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 export { expectProblem, send } from '../helpers/http.js';
+export { testClock, type TestClock } from '../helpers/clock.js';
 
 /** Asserts that every key of the object (and of nested objects, except free maps) is snake_case. */
 export function expectSnakeCase(value: unknown, path = ''): void {
@@ -31,40 +31,6 @@ export function expectSnakeCase(value: unknown, path = ''): void {
     if (key === 'metadata' || key === 'custom_fields') continue;
     expectSnakeCase(inner, `${path}.${key}`);
   }
-}
-
-/** A clock tests can set and move; by default it follows the wall clock but never repeats a millisecond. */
-export interface TestClock extends Clock {
-  /** Pins "now" to an instant (every call returns it) until `release()`. */
-  set(at: string | number): void;
-  /** Moves a pinned clock forward. */
-  advance(ms: number): void;
-  /** Back to the strictly increasing wall clock. */
-  release(): void;
-}
-
-export function testClock(): TestClock {
-  let pinned: number | null = null;
-  let last = 0;
-  return {
-    now() {
-      if (pinned !== null) return new Date(pinned);
-      last = Math.max(Date.now(), last + 1);
-      return new Date(last);
-    },
-    set(at) {
-      pinned = typeof at === 'number' ? at : Date.parse(at);
-    },
-    advance(ms) {
-      if (pinned === null) throw new Error('advance() needs a pinned clock');
-      pinned += ms;
-    },
-    release() {
-      // never step back behind a pinned instant (time only moves forward, as rate limits expect)
-      if (pinned !== null) last = Math.max(last, pinned);
-      pinned = null;
-    },
-  };
 }
 
 /** The ids an operation of the table below needs. */

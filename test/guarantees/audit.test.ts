@@ -5,7 +5,8 @@ import { generateApiKeySecret } from '../../src/lib/api-key-format.js';
 import { systemContext } from '../../src/lib/actor.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
-import { auditEvents, expectProblem, failInserts, manualClock, runCli, send } from './support.js';
+import { cli } from '../helpers/processes.js';
+import { auditEvents, expectProblem, failInserts, send, testClock } from './support.js';
 
 const UA = 'guarantees-suite/1.0';
 
@@ -208,7 +209,7 @@ describe('audit log: one event per successful write', () => {
     });
 
     it('audit list --limit 5 --json prints the newest five events, newest first, in the documented shape', async () => {
-      const { code, stdout } = await runCli(t.databaseEnv, ['audit', 'list', '--workspace', tenant.workspaceId, '--limit', '5', '--json']);
+      const { code, stdout } = await cli(t.databaseEnv, 'audit', 'list', '--workspace', tenant.workspaceId, '--limit', '5', '--json');
       expect(code).toBe(0);
       const listed = JSON.parse(stdout) as Record<string, unknown>[];
       const newest = await t.app.services.audit.list(tenant.workspaceId, 5);
@@ -232,7 +233,7 @@ describe('audit log: one event per successful write', () => {
     });
 
     it('audit verify exits 0 with a one-line summary', async () => {
-      const { code, stdout } = await runCli(t.databaseEnv, ['audit', 'verify', '--workspace', tenant.workspaceId]);
+      const { code, stdout } = await cli(t.databaseEnv, 'audit', 'verify', '--workspace', tenant.workspaceId);
       expect(code).toBe(0);
       const events = (await auditEvents(t.app, tenant.workspaceId)).length;
       expect(stdout.trimEnd().split('\n')).toHaveLength(1);
@@ -240,7 +241,7 @@ describe('audit log: one event per successful write', () => {
     });
 
     it('audit export prints JSON Lines, one per event, oldest first', async () => {
-      const { code, stdout } = await runCli(t.databaseEnv, ['audit', 'export', '--workspace', tenant.workspaceId]);
+      const { code, stdout } = await cli(t.databaseEnv, 'audit', 'export', '--workspace', tenant.workspaceId);
       expect(code).toBe(0);
       const lines = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; seq: number });
       const all = await auditEvents(t.app, tenant.workspaceId);
@@ -252,8 +253,8 @@ describe('audit log: one event per successful write', () => {
 
 describe('audit log: rate-limited requests write nothing', () => {
   it('a 429 appends no event', async () => {
-    const time = manualClock();
-    const t = await createTestApp({ rateLimit: { keyPerMinute: 1, workspacePerMinute: 100 } }, { clock: time.clock });
+    const time = testClock('2030-01-01T00:00:00.000Z');
+    const t = await createTestApp({ rateLimit: { keyPerMinute: 1, workspacePerMinute: 100 } }, { clock: time });
     try {
       const tenant = await t.tenant();
       expect((await tenant.request('POST', '/api/v1/leads', { email: 'first@example.com' })).statusCode).toBe(201);

@@ -2,9 +2,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../../src/lib/rate-limit/gcra.js';
 import { MemoryRateLimitStore } from '../../src/lib/rate-limit/memory-store.js';
-import type { Budget } from '../../src/lib/rate-limit/types.js';
+import { RedisRateLimitStore } from '../../src/lib/rate-limit/redis-store.js';
+import type { Budget, RateLimitStore } from '../../src/lib/rate-limit/types.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { expectProblem, manualClock, send } from './support.js';
+import { expectProblem, send, testClock } from './support.js';
 
 const QUOTA_EXCEEDED = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
 
@@ -41,12 +42,21 @@ function expect429(response: LightMyRequestResponse, violated: string[]): number
   return retryAfter;
 }
 
-/** An app with the given budgets and a frozen, hand-moved clock. */
+/**
+ * An app with the given budgets and a frozen, hand-moved clock. The budgets live in process (redis: null)
+ * in the Redis run too, so the test clock moves them: Redis keeps its own time (its store is checked
+ * below and in test/multi-instance/rate-limit-redis.test.ts).
+ */
 function limitedApp(keyPerMinute: number, workspacePerMinute: number) {
-  const time = manualClock();
-  const ctx = { time, t: undefined as unknown as TestApp };
+  const time = testClock('2030-01-01T00:00:00.000Z');
+  const ctx = {
+    time,
+    t: undefined as unknown as TestApp,
+    /** Lets time pass until the wall clock reads `ms`. */
+    passUntil: (ms: number) => time.advance(ms - time.ms),
+  };
   beforeAll(async () => {
-    ctx.t = await createTestApp({ rateLimit: { keyPerMinute, workspacePerMinute } }, { clock: time.clock });
+    ctx.t = await createTestApp({ rateLimit: { keyPerMinute, workspacePerMinute }, redis: null }, { clock: time });
   });
   afterAll(() => ctx.t.close());
   return ctx;
@@ -136,18 +146,18 @@ describe('Retry-After is honest (key 7/min: one request per 8.571… s)', () => 
     const { tenant, start, retryAfter } = await exhausted();
     expect(retryAfter).toBe(9);
     // The true wait w satisfies N-1 < w <= N.
-    ctx.time.set(start + (retryAfter - 1) * 1000);
+    ctx.passUntil(start + (retryAfter - 1) * 1000);
     expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key']);
-    ctx.time.set(start + retryAfter * 1000);
+    ctx.passUntil(start + retryAfter * 1000);
     expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
     ctx.time.advance(120_000);
   });
 
   it('the wait is exact to the millisecond (60000/7 ms)', async () => {
     const { tenant, start } = await exhausted();
-    ctx.time.set(start + 8_571);
+    ctx.passUntil(start + 8_571);
     expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key']);
-    ctx.time.set(start + 8_572);
+    ctx.passUntil(start + 8_572);
     expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
     expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key']);
     ctx.time.advance(120_000);
@@ -156,10 +166,10 @@ describe('Retry-After is honest (key 7/min: one request per 8.571… s)', () => 
   it('a 429 spends nothing: refused requests meanwhile do not push the wait back', async () => {
     const { tenant, start, retryAfter } = await exhausted();
     for (let second = 1; second < retryAfter; second++) {
-      ctx.time.set(start + second * 1000);
+      ctx.passUntil(start + second * 1000);
       for (let i = 0; i < 3; i++) expect(expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key'])).toBe(retryAfter - second);
     }
-    ctx.time.set(start + retryAfter * 1000);
+    ctx.passUntil(start + retryAfter * 1000);
     const allowed = await tenant.request('GET', '/api/v1/chatbots');
     expect(allowed.statusCode).toBe(200);
     expect(rateLimit(allowed).key.r).toBe(0);
@@ -180,14 +190,45 @@ describe('several violated budgets (key 2/min, workspace 3/min)', () => {
     // The key waits 30 s (60/2), the workspace 20 s (60/3): the request passes only when both allow it.
     expect(expect429(refused, ['key', 'workspace'])).toBe(30);
     expect(rateLimit(refused)).toEqual({ key: { r: 0, t: 30 }, workspace: { r: 0, t: 20 } });
-    ctx.time.set(start + 20_000);
+    ctx.passUntil(start + 20_000);
     expect(expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key'])).toBe(10);
-    ctx.time.set(start + 30_000);
+    ctx.passUntil(start + 30_000);
     expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
   });
 });
 
-describe('GCRA decide() and MemoryRateLimitStore', () => {
+describe('a stepped wall clock (key 5/min, memory store)', () => {
+  const ctx = limitedApp(5, 1000);
+
+  it('a key within its budget is not refused after the wall clock steps back 10 minutes, nor after it steps forward', async () => {
+    const tenant = await ctx.t.tenant();
+    for (let i = 0; i < 2; i++) expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
+    ctx.time.step(-10 * 60_000);
+    const afterBack = await tenant.request('GET', '/api/v1/chatbots');
+    expect(afterBack.statusCode, afterBack.body).toBe(200);
+    expect(rateLimit(afterBack).key).toEqual({ r: 2, t: 0 });
+    ctx.time.step(20 * 60_000);
+    const afterForward = await tenant.request('GET', '/api/v1/chatbots');
+    expect(afterForward.statusCode, afterForward.body).toBe(200);
+    expect(rateLimit(afterForward).key).toEqual({ r: 1, t: 0 });
+    ctx.time.advance(60_000);
+  });
+
+  it('a wall clock stepped forward 10 minutes does not refill an exhausted budget; time passing does', async () => {
+    const tenant = await ctx.t.tenant();
+    for (let i = 0; i < 5; i++) expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
+    expect(expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key'])).toBe(12);
+    ctx.time.step(10 * 60_000);
+    expect(expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key'])).toBe(12);
+    ctx.time.step(-20 * 60_000);
+    expect(expect429(await tenant.request('GET', '/api/v1/chatbots'), ['key'])).toBe(12);
+    ctx.time.advance(12_000);
+    expect((await tenant.request('GET', '/api/v1/chatbots')).statusCode).toBe(200);
+    ctx.time.advance(60_000);
+  });
+});
+
+describe('GCRA decide()', () => {
   const T = 1_000_000;
   const key = (id: string, limit: number): Budget => ({ policy: 'key', id, limit, windowMs: 60_000 });
   const ws = (id: string, limit: number): Budget => ({ policy: 'workspace', id, limit, windowMs: 60_000 });
@@ -222,30 +263,91 @@ describe('GCRA decide() and MemoryRateLimitStore', () => {
     expect(past.decision.budgets[0]!.remaining).toBe(3);
     expect(past.next).toEqual([T + 15_000]);
   });
+});
+
+/** A store under test, on its own budgets: the in-process one, and Redis in the Redis run. */
+interface StoreCase {
+  name: string;
+  open(): Promise<{ store: RateLimitStore; close(): Promise<void> }>;
+}
+
+const STORES: StoreCase[] = [
+  { name: 'MemoryRateLimitStore', open: async () => ({ store: new MemoryRateLimitStore(() => 1_000_000), close: async () => undefined }) },
+];
+const redisUrl = process.env.TEST_REDIS_URL;
+if (redisUrl) {
+  STORES.push({
+    name: 'RedisRateLimitStore',
+    async open() {
+      // Fail-closed, so an unreachable Redis fails these tests instead of falling back to memory.
+      const store = new RedisRateLimitStore(redisUrl, 'closed', new MemoryRateLimitStore());
+      if (!(await store.waitUntilReady())) throw new Error(`Redis is unreachable at ${redisUrl}`);
+      return { store, close: () => store.close() };
+    },
+  });
+}
+
+describe.each(STORES)('$name', ({ open }) => {
+  // Hour-long windows: on Redis, whose clock runs on, the budgets do not refill while a test runs.
+  const HOUR = 3_600_000;
+  const run = Math.random().toString(36).slice(2, 10);
+  const key = (id: string, limit: number): Budget => ({ policy: 'key', id: `${run}:${id}`, limit, windowMs: HOUR });
+  const ws = (id: string, limit: number): Budget => ({ policy: 'workspace', id: `${run}:${id}`, limit, windowMs: HOUR });
+  let store: RateLimitStore;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ store, close } = await open());
+  });
+  afterAll(() => close());
 
   it('a refusal by the key budget spends nothing from the workspace budget', async () => {
-    const store = new MemoryRateLimitStore();
-    expect((await store.consume([key('k1', 1), ws('w', 10)], T)).allowed).toBe(true);
-    for (let i = 0; i < 5; i++) expect(await store.consume([key('k1', 1), ws('w', 10)], T)).toMatchObject({ allowed: false, violated: ['key'] });
-    const other = await store.consume([key('k2', 1), ws('w', 10)], T);
+    expect((await store.consume([key('k1', 1), ws('w', 10)])).allowed).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await store.consume([key('k1', 1), ws('w', 10)])).toMatchObject({ allowed: false, violated: ['key'] });
+    const other = await store.consume([key('k2', 1), ws('w', 10)]);
     expect(other.allowed).toBe(true);
     expect(other.budgets.find((b) => b.policy === 'workspace')!.remaining).toBe(8);
   });
 
   it('a refusal by the workspace budget spends nothing from the key budget', async () => {
-    const store = new MemoryRateLimitStore();
-    expect((await store.consume([key('k1', 10), ws('w1', 1)], T)).allowed).toBe(true);
-    for (let i = 0; i < 5; i++) expect(await store.consume([key('k2', 10), ws('w1', 1)], T)).toMatchObject({ allowed: false, violated: ['workspace'] });
-    const elsewhere = await store.consume([key('k2', 10), ws('w2', 10)], T);
+    expect((await store.consume([key('k3', 10), ws('w1', 1)])).allowed).toBe(true);
+    for (let i = 0; i < 5; i++) expect(await store.consume([key('k4', 10), ws('w1', 1)])).toMatchObject({ allowed: false, violated: ['workspace'] });
+    const elsewhere = await store.consume([key('k4', 10), ws('w2', 10)]);
     expect(elsewhere.budgets.find((b) => b.policy === 'key')!.remaining).toBe(9);
   });
 
   it('concurrent consumers never overspend a budget', async () => {
-    const store = new MemoryRateLimitStore();
-    const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => store.consume([key(`k${i % 10}`, 3), ws('w', 10)], T)));
+    const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => store.consume([key(`c${i % 10}`, 3), ws('wc', 10)])));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     const perKey = new Map<string, number>();
-    decisions.forEach((d, i) => d.allowed && perKey.set(`k${i % 10}`, (perKey.get(`k${i % 10}`) ?? 0) + 1));
+    decisions.forEach((d, i) => d.allowed && perKey.set(`c${i % 10}`, (perKey.get(`c${i % 10}`) ?? 0) + 1));
     expect(Math.max(...perKey.values())).toBeLessThanOrEqual(3);
+  });
+
+  it('the wait of a refusal is the budget\'s interval (2 per hour: 30 minutes)', async () => {
+    for (let i = 0; i < 2; i++) expect((await store.consume([key('r', 2)])).allowed).toBe(true);
+    const refused = await store.consume([key('r', 2)]);
+    expect(refused).toMatchObject({ allowed: false, violated: ['key'] });
+    // Redis's clock runs on between the calls: the wait can only have shrunk, by far less than a minute.
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(HOUR / 2);
+    expect(refused.retryAfterMs).toBeGreaterThan(HOUR / 2 - 60_000);
+    expect(refused.budgets[0]).toMatchObject({ remaining: 0, resetSeconds: Math.ceil(refused.retryAfterMs / 1000) });
+  });
+
+  it('peek decides as consume would and spends nothing', async () => {
+    const budgets = [key('p', 3), ws('wp', 100)];
+    for (let i = 0; i < 5; i++) {
+      const peeked = await store.peek(budgets);
+      expect(peeked).toMatchObject({ allowed: true, violated: [], retryAfterMs: 0 });
+      expect(peeked.budgets.map((b) => b.remaining)).toEqual([3, 100]);
+    }
+    for (let i = 0; i < 3; i++) expect((await store.consume(budgets)).allowed).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const peeked = await store.peek(budgets);
+      expect(peeked).toMatchObject({ allowed: false, violated: ['key'] });
+      expect(peeked.retryAfterMs).toBeGreaterThan(0);
+      expect(peeked.budgets.map((b) => b.remaining)).toEqual([0, 97]);
+    }
+    // The refused peeks spent nothing from the workspace either.
+    expect((await store.consume([key('p2', 3), ws('wp', 100)])).budgets[1]!.remaining).toBe(96);
   });
 });

@@ -122,7 +122,7 @@ describe('widget access: rate limits', () => {
   beforeAll(async () => {
     // A clock that stands still: the budgets cannot refill between requests, however slow the machine.
     const frozen = new Date();
-    t = await createTestApp({ widget: { ratePerIpPerMinute: 5, messagesPerConversationPerMinute: 3 } }, { clock: { now: () => frozen } });
+    t = await createTestApp({ widget: { ratePerIpPerMinute: 5, messagesPerConversationPerMinute: 3 } }, { clock: { now: () => frozen, monotonicMs: () => 0 } });
     tenant = await t.tenant();
     botId = (await makeActiveChatbot(tenant)).id;
   });

@@ -180,7 +180,7 @@ describe('idle close', () => {
   let t: TestApp;
   let tenant: Tenant;
   let offsetMs = 0;
-  const clock = { now: () => new Date(Date.now() + offsetMs) };
+  const clock = { now: () => new Date(Date.now() + offsetMs), monotonicMs: () => performance.now() };
 
   beforeAll(async () => {
     t = await createTestApp({ runtime: { idleCloseMinutes: 30, pollIntervalMs: 100, leaseMs: 30_000, replyDelayMs: 0 } }, { clock });

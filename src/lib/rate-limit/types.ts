@@ -6,8 +6,6 @@ export interface Budget {
   id: string;
   limit: number;
   windowMs: number;
-  /** The in-memory store's key for this budget, set by the store on first use. */
-  key?: string;
 }
 
 /** The state of one budget after a decision. */
@@ -31,11 +29,16 @@ export interface RateDecision {
 }
 
 /**
- * Where budgets live: in process by default, a shared store when several instances run. `consume` checks
- * every budget and spends from all of them or from none, atomically.
+ * Where budgets live: in process by default, a shared store when several instances run. The store owns its
+ * time source (a monotonic clock in process, Redis's own clock when shared), so a stepped or skewed wall
+ * clock on an instance can neither lock a key out nor hand it a fresh budget.
  */
 export interface RateLimitStore {
-  consume(budgets: Budget[], nowMs: number): Promise<RateDecision>;
-  /** The same decision made synchronously, by stores that keep budgets in this process's memory. */
-  consumeNow?(budgets: Budget[], nowMs: number): RateDecision;
+  /** Checks every budget and spends one from all of them or from none, atomically. */
+  consume(budgets: Budget[]): Promise<RateDecision>;
+  /**
+   * The decision `consume` would make, spending nothing: refused with `retryAfterMs` when a budget is
+   * exhausted; `budgets` report what is left as it stands (for a check before any other work).
+   */
+  peek(budgets: Budget[]): Promise<RateDecision>;
 }

@@ -56,7 +56,7 @@ const QUESTIONS = [
 export async function seedDemo(db: Kysely<Database>, clock: Clock, workspaceId: string): Promise<DemoSeedResult> {
   let at = clock.now().getTime() - 30 * 86_400_000;
   const step = (ms: number) => (at = Math.min(at + ms, clock.now().getTime()));
-  const services = createServices({ db, clock: { now: () => new Date(at) } });
+  const services = createServices({ db, clock: { now: () => new Date(at), monotonicMs: () => clock.monotonicMs() } });
   const ctx = systemContext(workspaceId, 'demo-seed');
   const result: DemoSeedResult = { chatbots: [], conversations: [], leads: [] };
 

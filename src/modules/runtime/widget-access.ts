@@ -4,7 +4,6 @@ import type { Database } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import { spendBudgets } from '../../http/rate-limit.js';
 import type { RequestContext } from '../../lib/actor.js';
-import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 import { parseJson } from '../../lib/json.js';
 import type { RateLimitStore } from '../../lib/rate-limit/types.js';
@@ -59,8 +58,8 @@ export function widgetRequestContext(request: FastifyRequest): RequestContext {
  * agent allows; no Origin, or the service's own origin, always passes) → per-IP budget → visitor token
  * (conversation routes) → per-conversation message budget. Preflights stop after CORS with 204.
  */
-export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetService; store: RateLimitStore; limits: WidgetLimits; clock: Clock; publicUrl: string }) {
-  const { db, widget, store, limits, clock } = deps;
+export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetService; store: RateLimitStore; limits: WidgetLimits; publicUrl: string }) {
+  const { db, widget, store, limits } = deps;
   const ownOrigin = new URL(deps.publicUrl).origin;
 
   // The agent's allowed origins, found from the path; null when the path names nothing that exists
@@ -112,7 +111,7 @@ export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetSer
       return;
     }
     const ip = request.ip ?? 'unknown';
-    await spendBudgets(store, [{ policy: 'ip', id: ip, limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], clock, reply);
+    await spendBudgets(store, [{ policy: 'ip', id: ip, limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], reply);
     if (config.resource !== 'conversation') return;
     const token = bearer(request);
     if (token === null) {
@@ -126,7 +125,7 @@ export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetSer
     if (session.conversation.id !== conversationId) throw new AppError('not_found', `No conversation with id "${conversationId.slice(0, 80)}" exists for this visitor.`);
     request.visitor = session;
     if (config.messageBudget) {
-      await spendBudgets(store, [{ policy: 'conversation', id: session.conversation.id, limit: limits.messagesPerConversationPerMinute, windowMs: 60_000 }], clock, reply);
+      await spendBudgets(store, [{ policy: 'conversation', id: session.conversation.id, limit: limits.messagesPerConversationPerMinute, windowMs: 60_000 }], reply);
     }
   };
 }
