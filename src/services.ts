@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { createReadCache } from './db/read-cache.js';
 import type { Database } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import { createAnalyticsService } from './modules/analytics/service.js';
@@ -19,17 +20,20 @@ export interface ServiceDeps {
   db: Kysely<Database>;
   clock: Clock;
   replies?: ReplyRequester;
+  /** Bytes of the read cache of API keys and agents (embedded SQLite only; 0: none, as for the CLI). */
+  cacheMaxBytes?: number;
 }
 
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
-export function createServices({ db, clock, replies = noReplies }: ServiceDeps) {
+export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0 }: ServiceDeps) {
   const audit = createAuditWriter(clock);
+  const cache = createReadCache(db, cacheMaxBytes);
   const conversations = createConversationService(db, clock, audit);
   const users = createUserService(db, clock, audit);
   return {
     workspaces: createWorkspaceService(db, clock, audit),
-    apiKeys: createApiKeyService(db, clock, audit),
-    chatbots: createChatbotService(db, clock, audit),
+    apiKeys: createApiKeyService(db, clock, audit, cache),
+    chatbots: createChatbotService(db, clock, audit, cache),
     conversations,
     messages: createMessageService(db, clock, audit, conversations, replies),
     leads: createLeadService(db, clock, audit),

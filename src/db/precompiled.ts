@@ -1,7 +1,6 @@
 import type { CompiledQuery, Insertable, Kysely, QueryResult } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Database, Db } from './schema.js';
-import { sqliteConnectionsOf } from './sqlite.js';
 
 const PLACEHOLDER = '\u0000arg';
 
@@ -40,31 +39,11 @@ function compileOnce<Args extends unknown[], Row>(build: (db: Kysely<Database>, 
 /**
  * A read built and compiled once per dialect, then run with new arguments: for the few queries on every
  * request's path (key lookup, read by id), where building and compiling with Kysely costs more than
- * running the statement. Outside a transaction on an SQLite file, the statement runs at once on the reader
- * connection, without Kysely's executor (the asynchronous connection hand-off costs more than the read).
+ * running the statement. Returns the first row.
  */
 export function precompiled<Args extends string[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
   const compiled = compileOnce(build);
-  return async (db: Db, ...args: Args): Promise<Row | undefined> => {
-    const query = compiled(db, args);
-    const rows = sqliteConnectionsOf(db)?.readNow(query.sql, query.parameters);
-    if (rows) return rows[0] as Row | undefined;
-    const result = await db.executeQuery(query);
-    return result.rows[0];
-  };
-}
-
-/**
- * Like `precompiled`, for a read of many rows (a page of a list): every row, in the query's order.
- */
-export function precompiledRows<Args extends unknown[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>) {
-  const compiled = compileOnce(build);
-  return async (db: Db, ...args: Args): Promise<Row[]> => {
-    const query = compiled(db, args);
-    const rows = sqliteConnectionsOf(db)?.readNow(query.sql, query.parameters);
-    if (rows) return rows as Row[];
-    return (await db.executeQuery(query)).rows;
-  };
+  return async (db: Db, ...args: Args): Promise<Row | undefined> => (await db.executeQuery(compiled(db, args))).rows[0];
 }
 
 /**

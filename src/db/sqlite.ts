@@ -4,7 +4,6 @@ import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   SelectQueryNode,
-  type OperationNode,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
@@ -70,11 +69,6 @@ class CachedConnection {
     return prepared;
   }
 
-  /** The rows of a statement that returns rows, as objects keyed by column name. */
-  all(text: string, parameters: readonly unknown[]): unknown[] {
-    return rowsOf(this.prepared(text), parameters);
-  }
-
   run(text: string, parameters: readonly unknown[]): QueryResult<unknown> {
     const prepared = this.prepared(text);
     if (prepared.toRow) return { rows: rowsOf(prepared, parameters) };
@@ -96,18 +90,7 @@ export class SqliteConnections {
   readonly reader: CachedConnection | null;
   /** Every use of the writer goes through here: one at a time, committed in groups. */
   readonly writes: GroupCommit;
-  /** Writes seen per table, and writes whose table is unknown (raw SQL). */
-  private readonly tableWrites = new Map<string, number>();
-  private unknownWrites = 0;
-  /** Changes of data_version seen: commits by other connections. */
-  private otherCommits = 0;
-  private lastDataVersion = -1;
-  private readonly dataVersion: SQLite.Statement;
-  /** Set while this event-loop turn has read data_version; cleared when the turn ends. */
-  private dataVersionChecked = false;
-  private readonly endTurn = () => {
-    this.dataVersionChecked = false;
-  };
+  private readonly dataVersionStatement: SQLite.Statement;
 
   constructor(file: string) {
     const inMemory = file === ':memory:';
@@ -116,59 +99,20 @@ export class SqliteConnections {
     // The reader opens after the writer has switched the file to WAL; query_only makes it refuse writes.
     this.reader = inMemory ? null : new CachedConnection(configure(new SQLite(file)));
     this.reader?.raw.pragma('query_only = ON');
-    this.dataVersion = this.writer.raw.prepare('pragma data_version').pluck();
+    this.dataVersionStatement = this.writer.raw.prepare('pragma data_version').pluck();
     const writer = this.writer;
     this.writes = new GroupCommit(
       { run: (text) => void writer.run(text, []), get inTransaction() { return writer.raw.inTransaction; } },
       new Mutex(),
-      (tables) => tables.forEach((table) => this.noteWrite(table)),
     );
   }
 
   /**
-   * A number that changes whenever `table` may have changed: a write to it through this process (noted
-   * when the statement runs and again when its transaction ends, so a reader racing the commit cannot keep
-   * the old row), a write of unknown target, or a commit by another process (SQLite's data_version).
-   * Caches of rows from that table stay valid while it is unchanged.
-   *
-   * data_version is read once per event-loop turn (a request's bytes that arrive after another process's
-   * commit are read in a later turn, so that request sees the commit): on a VM, the pragma's file locks
-   * were 10 % of a GET /chatbots/{id} (docs/performance.md, eighth round). A version read earlier in the
-   * turn is never newer than the rows read after it, so caches keyed by it stay correct.
+   * SQLite's data_version on the writer: it changes when another connection (another process on the same
+   * file, such as the CLI) commits, and never for this process's own writes.
    */
-  writeVersion(table: string): number {
-    return this.commitsElsewhere() + this.unknownWrites + (this.tableWrites.get(table) ?? 0);
-  }
-
-  /**
-   * How many commits by other connections (another process on the same file, such as the CLI) this process
-   * has seen: SQLite's data_version, read once per event-loop turn (see `writeVersion`).
-   */
-  commitsElsewhere(): number {
-    if (!this.dataVersionChecked) {
-      this.dataVersionChecked = true;
-      setImmediate(this.endTurn);
-      const dataVersion = this.dataVersion.get() as number;
-      if (dataVersion !== this.lastDataVersion) {
-        this.lastDataVersion = dataVersion;
-        this.otherCommits++;
-      }
-    }
-    return this.otherCommits;
-  }
-
-  /** Records a write about to run (or just committed) on the writer. */
-  noteWrite(table: string | null): void {
-    if (table === null) this.unknownWrites++;
-    else this.tableWrites.set(table, (this.tableWrites.get(table) ?? 0) + 1);
-  }
-
-  /**
-   * Runs a read outside any transaction, synchronously, on the reader; `undefined` for an in-memory
-   * database, whose reads must queue for the writer instead.
-   */
-  readNow(text: string, parameters: readonly unknown[]): unknown[] | undefined {
-    return this.reader?.all(text, parameters);
+  dataVersion(): number {
+    return this.dataVersionStatement.get() as number;
   }
 
   close(): void {
@@ -195,59 +139,40 @@ function configure(connection: SQLite.Database): SQLite.Database {
   return connection;
 }
 
-/** The table an insert, update or delete writes to; null when it cannot be told (raw SQL). */
-function writtenTable(node: OperationNode): string | null {
-  const target = (node as { into?: OperationNode; table?: OperationNode; from?: { froms: OperationNode[] } }).into
-    ?? (node as { table?: OperationNode }).table
-    ?? (node as { from?: { froms: OperationNode[] } }).from?.froms[0];
-  const table = target?.kind === 'AliasNode' ? (target as unknown as { node: OperationNode }).node : target;
-  return table?.kind === 'TableNode' ? (table as unknown as { table: { identifier: { name: string } } }).table.identifier.name : null;
-}
-
 /** A Kysely connection: transactions and writes go to the writer, other reads to the reader. */
 class RoutedConnection implements DatabaseConnection {
   /** Set while this connection's transaction holds the writer. */
   member: Member | null = null;
-  /** Tables written by the open transaction, noted again when it ends. */
-  readonly written = new Set<string | null>();
 
   constructor(private readonly connections: SqliteConnections) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { writer, reader, writes } = this.connections;
-    const read = SelectQueryNode.is(query.query);
-    const table = read ? undefined : writtenTable(query.query);
-    if (table !== undefined) this.connections.noteWrite(table);
     if (this.member) {
       // SQLite rolls a whole transaction back by itself on a few errors (a full disk, I/O): what follows
       // must not run outside it, one autocommitted statement at a time.
       if (!writer.raw.inTransaction) throw new Error('the transaction was rolled back by the database');
-      if (table !== undefined) this.written.add(table);
       return writer.run(query.sql, query.parameters) as QueryResult<R>;
     }
-    if (reader && read) return reader.run(query.sql, query.parameters) as QueryResult<R>;
+    if (reader && SelectQueryNode.is(query.query)) return reader.run(query.sql, query.parameters) as QueryResult<R>;
     // A single write (or a read of an in-memory database) is a member of a group of its own.
-    const tables = table === undefined ? [] : [table];
     const member = await writes.begin();
     let result: QueryResult<R>;
     try {
       result = writer.run(query.sql, query.parameters) as QueryResult<R>;
     } catch (error) {
-      await writes.rollback(member, tables);
+      await writes.rollback(member);
       throw error;
     }
-    await writes.commit(member, tables);
+    await writes.commit(member);
     return result;
   }
 
-  /** Hands over the transaction's writer membership and written tables, once. */
-  take(): { member: Member; tables: (string | null)[] } | null {
+  /** Hands over the transaction's writer membership, once. */
+  take(): Member | null {
     const member = this.member;
-    if (!member) return null;
     this.member = null;
-    const tables = [...this.written];
-    this.written.clear();
-    return { member, tables };
+    return member;
   }
 
   // eslint-disable-next-line require-yield -- the service never streams; Kysely's interface requires the method
@@ -271,14 +196,14 @@ class RoutedDriver implements Driver {
 
   /** Resolves once the transaction is durable: committed with the rest of its group (src/db/sqlite-group-commit.ts). */
   async commitTransaction(connection: RoutedConnection): Promise<void> {
-    const taken = connection.take();
-    if (taken) await this.connections.writes.commit(taken.member, taken.tables);
+    const member = connection.take();
+    if (member) await this.connections.writes.commit(member);
   }
 
   /** Kysely also calls this after a failed commit: by then the connection holds nothing, and it does nothing. */
   async rollbackTransaction(connection: RoutedConnection): Promise<void> {
-    const taken = connection.take();
-    if (taken) await this.connections.writes.rollback(taken.member, taken.tables);
+    const member = connection.take();
+    if (member) await this.connections.writes.rollback(member);
   }
 
   async releaseConnection(): Promise<void> {}

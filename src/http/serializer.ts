@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fastJson from 'fast-json-stringify';
+import { cachedJson } from '../db/read-cache.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,7 +36,13 @@ export function nullableAsTypeList(schema: unknown): unknown {
   return out;
 }
 
-/** Response serialization: fast-json-stringify on the route's response schema, nullable fields as type lists. */
+/**
+ * Response serialization: fast-json-stringify on the route's response schema, nullable fields as type
+ * lists; a value held by the read cache is sent as the JSON the cache keeps with it (src/db/read-cache.ts).
+ */
 export function installSerializer(app: FastifyInstance): void {
-  app.setSerializerCompiler(({ schema }) => fastJson(nullableAsTypeList(schema) as Parameters<typeof fastJson>[0]));
+  app.setSerializerCompiler(({ schema }) => {
+    const serialize = fastJson(nullableAsTypeList(schema) as Parameters<typeof fastJson>[0]);
+    return (data: unknown) => cachedJson(data) ?? serialize(data);
+  });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { precompiled, precompiledInsert, precompiledRows, precompiledWrite } from '../../src/db/precompiled.js';
+import { precompiled, precompiledInsert, precompiledWrite } from '../../src/db/precompiled.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 // Statements built and compiled once, run with each call's values (src/db/precompiled.ts): the values must
@@ -13,9 +13,6 @@ describe('statements compiled once', () => {
 
   const insertWorkspace = precompiledInsert('workspaces');
   const rename = precompiledWrite((db, id: string, name: string) => db.updateTable('workspaces').set({ name }).where('id', '=', id).returning(['id', 'name']));
-  const namesFrom = precompiledRows((db, prefix: string, limit: number) =>
-    db.selectFrom('workspaces').select(['id', 'name']).where('id', 'like', prefix).orderBy('id', 'desc').limit(limit),
-  );
   const findName = precompiled((db, id: string) => db.selectFrom('workspaces').select(['id', 'name']).where('id', '=', id));
 
   it('inserts each call with its own values, per set of columns, leaving undefined ones out', async () => {
@@ -44,21 +41,5 @@ describe('statements compiled once', () => {
     expect((await rename(db, 'ws_missing', 'Nobody')).rows).toEqual([]);
     expect(await findName(db, 'ws_pre_1')).toEqual({ id: 'ws_pre_1', name: 'Renamed once' });
     expect(await findName(db, 'ws_missing')).toBeUndefined();
-  });
-
-  it('reads every row in order with new arguments each time, the limit among them, inside a transaction too', async () => {
-    const db = t.app.database.db;
-    const at = new Date().toISOString();
-    for (const n of [1, 2, 3]) await insertWorkspace(db, { id: `ws_rows_${n}`, name: `Rows ${n}`, created_at: at });
-    expect(await namesFrom(db, 'ws_rows_%', 2)).toEqual([
-      { id: 'ws_rows_3', name: 'Rows 3' },
-      { id: 'ws_rows_2', name: 'Rows 2' },
-    ]);
-    expect((await namesFrom(db, 'ws_rows_%', 10)).map((r) => r.id)).toEqual(['ws_rows_3', 'ws_rows_2', 'ws_rows_1']);
-    expect(await namesFrom(db, 'ws_none_%', 10)).toEqual([]);
-    await db.transaction().execute(async (trx) => {
-      await insertWorkspace(trx, { id: 'ws_rows_4', name: 'Rows 4', created_at: at });
-      expect((await namesFrom(trx, 'ws_rows_%', 1)).map((r) => r.id)).toEqual(['ws_rows_4']);
-    });
   });
 });

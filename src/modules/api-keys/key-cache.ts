@@ -1,5 +1,5 @@
+import type { ReadCache } from '../../db/read-cache.js';
 import type { Db } from '../../db/schema.js';
-import { tableCache } from '../../db/table-cache.js';
 import { parseJson } from '../../lib/json.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 import type { ApiKeyPrincipal } from './service.js';
@@ -17,26 +17,20 @@ export interface KnownKey {
   lastUsedAtMs: number;
 }
 
-const MAX_ENTRIES = 10_000;
+const PREFIX = 'api-key:';
 
-/**
- * Finds keys by the hash of their secret, on every authenticated request. On SQLite the keys are kept in
- * memory while the api_keys table is unchanged (`tableCache`: any write to it, here or by another process
- * such as the CLI, empties the cache before the next lookup), so revocation still takes effect on the
- * next request. On PostgreSQL, where other instances write too, every lookup reads the database.
- */
-export function createKeyLookup(db: Db) {
-  const cache = tableCache<KnownKey>(db, 'api_keys', MAX_ENTRIES);
+/** Finds keys by the hash of their secret, on every authenticated request, through the read cache. */
+export function createKeyLookup(db: Db, cache: ReadCache) {
   return {
     find(secretHash: string): Promise<KnownKey | undefined> {
-      return cache.get(secretHash, async () => {
+      return cache.get(`${PREFIX}${secretHash}`, async () => {
         const row = await apiKeyRepository.findBySecretHash(db, secretHash);
         return row && known(row);
       });
     },
-    /** The key when it is cached (embedded shape, table unchanged), synchronously. */
-    peek(secretHash: string): KnownKey | undefined {
-      return cache.peek(secretHash);
+    /** Forgets one key (its row changed: use recorded) or, without a hash, every key (one was revoked). */
+    forget(secretHash?: string): void {
+      cache.invalidate(`${PREFIX}${secretHash ?? ''}`);
     },
   };
 }

@@ -13,6 +13,7 @@ import {
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { parseJson } from '../../lib/json.js';
+import type { ReadCache } from '../../db/read-cache.js';
 import { createKeyLookup, type KnownKey } from './key-cache.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
@@ -90,8 +91,8 @@ function verdict(key: KnownKey | undefined, hash: string, nowMs: number): AuthRe
 }
 
 /** API keys: issue, list, revoke, and authenticate presented secrets. */
-export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
-  const keys = createKeyLookup(db);
+export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, cache: ReadCache) {
+  const keys = createKeyLookup(db, cache);
   return {
     /** Issues a key; the returned secret is shown this once and never stored. */
     async create(ctx: OperationContext, input: CreateApiKeyInput): Promise<{ key: ApiKeyView; secret: string }> {
@@ -157,6 +158,7 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: A
         if (!(await apiKeyRepository.revoke(trx, ctx.actor.workspaceId, id, at))) return;
         await audit.record(trx, ctx, { action: 'api_key.revoked', target: { type: 'api_key', id }, changes: { revoked_at: { before: null, after: at } } });
       });
+      keys.forget(); // committed: the next request with the key is refused
       return present((await apiKeyRepository.find(db, ctx.actor.workspaceId, id))!);
     },
 
@@ -178,21 +180,9 @@ export function createApiKeyService(db: Kysely<Database>, clock: Clock, audit: A
       const result = verdict(key, hash, now);
       if (result.ok && touchDue(key!, now)) {
         await apiKeyRepository.touch(db, key!.row.id, new Date(now).toISOString(), new Date(now - TOUCH_INTERVAL_MS).toISOString());
+        keys.forget(hash);
       }
       return result;
-    },
-
-    /**
-     * `authenticate` without waiting, for a key found in the cache that needs no write (its use was recorded
-     * within the minute); undefined when only `authenticate` can answer.
-     */
-    authenticateNow(secret: string): AuthResult | undefined {
-      // No shape check here: a malformed secret's hash finds no cached key, and `authenticate` refuses it.
-      const hash = hashApiKeySecret(secret);
-      const key = keys.peek(hash);
-      const now = clock.now().getTime();
-      if (!key || touchDue(key, now)) return undefined;
-      return verdict(key, hash, now);
     },
   };
 }

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiContext } from '../../http/auth.js';
 import { operation } from '../../http/operation.js';
-import { sharedBodySender } from '../../http/replies.js';
 import { IdParams } from '../../http/schemas.js';
 import { Chatbot, ChatbotList, CreateChatbotBody, ListChatbotsQuery, UpdateChatbotBody } from './schema.js';
 import type { ChatbotService } from './service.js';
@@ -11,7 +10,6 @@ const TAG = 'AI Agents';
 /** /chatbots: list, create, read and update AI Agents. */
 export function chatbotRoutes(chatbots: ChatbotService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const sendAgent = sharedBodySender();
     app.get(
       '/chatbots',
       operation({
@@ -62,7 +60,7 @@ export function chatbotRoutes(chatbots: ChatbotService): FastifyPluginAsyncTypeb
       }),
       async (request, reply) => {
         const { chatbot, etag } = await chatbots.get(apiContext(request), request.params.id);
-        return sendAgent(reply.header('ETag', etag), chatbot);
+        return reply.header('ETag', etag).send(chatbot);
       },
     );
 

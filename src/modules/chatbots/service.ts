@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { tableCache } from '../../db/table-cache.js';
+import type { ReadCache } from '../../db/read-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
 import { createdRange } from '../../http/filters.js';
@@ -15,9 +15,6 @@ import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilter
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import { knowledgeRepository } from '../knowledge/repository.js';
-
-/** Presented agents kept in memory on the embedded shape (each about 1 kB). */
-const MAX_CACHED_AGENTS = 5_000;
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -35,15 +32,16 @@ function versioned(row: ChatbotRow): VersionedChatbot {
 }
 
 /** AI Agents: create drafts, read, list, update and move through their states. */
-export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
+export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, cache: ReadCache) {
   async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<ChatbotRow> {
     const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id, { forUpdate }) : undefined;
     if (!row) throw AppError.notFound('AI Agent', id);
     return row;
   }
 
-  // Agents are read far more often than they change: presented agents are kept while the table is unchanged.
-  const readCache = tableCache<VersionedChatbot>(db, 'chatbots', MAX_CACHED_AGENTS);
+  // Agents are read far more often than they change: presented agents are kept in the read cache, and
+  // forgotten once a change has committed.
+  const cacheKey = (workspaceId: string, id: string) => `chatbot:${workspaceId}/${id}`;
 
   return {
     /** Creates an agent as a draft. */
@@ -82,7 +80,8 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
       // Inside a transaction the read must see the transaction's own writes: never from the cache.
       if (ctx.trx) return versioned(await load(ctx, id));
       // `load` throws 404 for an unknown agent, so only found agents are kept.
-      return (await readCache.get(`${ctx.actor.workspaceId}/${id}`, async () => versioned(await load(ctx, id))))!;
+      const chatbot = (await cache.get(cacheKey(ctx.actor.workspaceId, id), async () => presentChatbot(await load(ctx, id))))!;
+      return { chatbot, etag: etagOf(chatbot.id, chatbot.updated_at) };
     },
 
     /** A page of the workspace's agents, newest first. */
@@ -98,7 +97,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
      * Archived agents are read-only; status changes follow the state machine.
      */
     async update(ctx: OperationContext, id: string, input: UpdateChatbotInput, ifMatch?: string): Promise<VersionedChatbot> {
-      return inTransaction(db, ctx, async (trx) => {
+      const updated = await inTransaction(db, ctx, async (trx) => {
         const current = await load(ctx, id, trx, true);
         if (!ifMatchSatisfied(ifMatch, etagOf(current.id, current.updated_at))) {
           throw new AppError('precondition_failed', 'The AI Agent has changed since you read it: fetch it again and retry with its new ETag.');
@@ -138,6 +137,9 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         });
         return result;
       });
+      // Updates never join a caller's transaction (PATCH takes no Idempotency-Key): the change has committed.
+      cache.invalidate(cacheKey(ctx.actor.workspaceId, id));
+      return updated;
     },
   };
 }

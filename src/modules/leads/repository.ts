@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Updateable } from 'kysely';
 import { lockedForUpdate } from '../../db/dialect.js';
-import { precompiled, precompiledInsert, precompiledRows } from '../../db/precompiled.js';
+import { precompiled, precompiledInsert } from '../../db/precompiled.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, LeadsTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -42,37 +42,6 @@ const findById = precompiled((db, workspaceId: string, id: string) =>
   db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id),
 );
 
-/**
- * The unfiltered list, newest first (an integration's sync walking every lead): its two statements, first
- * page and page after a cursor, are built and compiled once; lists with filters are built per request.
- */
-function unfilteredPage(withCursor: boolean) {
-  return precompiledRows((db, workspaceId: string, limit: number, createdAt: string, id: string) => {
-    const keyset = afterKeyset({ after: withCursor ? { createdAt, id } : null, order: 'desc', limit }, 'leads');
-    const query = db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId);
-    return (keyset ? query.where(keyset) : query).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
-  });
-}
-const unfilteredFirstPage = unfilteredPage(false);
-const unfilteredPageAfter = unfilteredPage(true);
-
-// Every filter, so that one added to LeadListFilter cannot be forgotten here (and silently ignored).
-const FILTERS: Record<keyof LeadListFilter, true> = {
-  chatbotId: true,
-  conversationId: true,
-  status: true,
-  email: true,
-  createdAfter: true,
-  createdBefore: true,
-  updatedAfter: true,
-  search: true,
-};
-
-function isUnfiltered(filter: LeadListFilter): boolean {
-  for (const key in FILTERS) if (filter[key as keyof LeadListFilter] !== undefined) return false;
-  return true;
-}
-
 const insertRow = precompiledInsert('leads');
 
 /** SQL for leads; every query carries the workspace id. */
@@ -90,11 +59,6 @@ export const leadRepository = {
 
   /** One page of a workspace's leads (limit + 1 rows). */
   async list(db: Db, workspaceId: string, filter: LeadListFilter, page: PageRequest): Promise<LeadRow[]> {
-    if (page.order === 'desc' && isUnfiltered(filter)) {
-      return page.after
-        ? unfilteredPageAfter(db, workspaceId, page.limit + 1, page.after.createdAt, page.after.id)
-        : unfilteredFirstPage(db, workspaceId, page.limit + 1, '', '');
-    }
     let query = db.selectFrom('leads').select(COLUMNS).where('workspace_id', '=', workspaceId);
     if (filter.chatbotId) query = query.where('chatbot_id', '=', filter.chatbotId);
     if (filter.conversationId) query = query.where('conversation_id', '=', filter.conversationId);

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiContext } from '../../http/auth.js';
 import { operation } from '../../http/operation.js';
-import { sharedBodySender } from '../../http/replies.js';
 import { IdParams } from '../../http/schemas.js';
 import { CreateLeadBody, Lead, LeadList, ListLeadsQuery, UpdateLeadBody } from './schema.js';
 import type { LeadService } from './service.js';
@@ -11,7 +10,6 @@ const TAG = 'Leads';
 /** /leads: list, create, read and update captured leads. */
 export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const sendPage = sharedBodySender();
     app.get(
       '/leads',
       operation({
@@ -27,10 +25,7 @@ export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
         querystring: ListLeadsQuery,
         success: { status: 200, description: 'A page of leads.', schema: LeadList },
       }),
-      async (request, reply) => {
-        const page = await leads.list(apiContext(request), request.query);
-        return sendPage(reply.nextLink(page), page);
-      },
+      async (request, reply) => reply.links(await leads.list(apiContext(request), request.query)),
     );
 
     app.post(

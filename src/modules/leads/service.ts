@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { tableCache } from '../../db/table-cache.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
 import { createdRange, instant } from '../../http/filters.js';
@@ -46,10 +45,6 @@ function versioned(row: LeadRow): VersionedLead {
 
 /** Leads: captured by the chat runtime, created and updated through the API and the dashboard. */
 export function createLeadService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
-  // Pages read again while no lead changed (a dashboard's list, an integration polling the newest leads)
-  // come from memory on the embedded shape: a page of 20 with its JSON is about 15 kB, of 100 about 70 kB.
-  const pageCache = tableCache<Page<LeadView>>(db, 'leads', 200);
-
   // Resolves the optional agent and conversation a lead belongs to, both within the workspace.
   async function resolveLinks(trx: Transaction<Database>, workspaceId: string, input: CreateLeadInput) {
     let chatbotId = input.chatbot_id ?? null;
@@ -68,22 +63,6 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
       if (!bot) throw AppError.validation('No such AI Agent in this workspace.', [{ pointer: '/chatbot_id', message: 'no such AI Agent' }]);
     }
     return { chatbotId, conversation: undefined };
-  }
-
-  async function readPage(ctx: OperationContext, query: ListLeadsFilters & { search?: string }): Promise<Page<LeadView>> {
-    const filters = {
-      search: query.search?.trim() || undefined,
-      list: 'leads',
-      chatbotId: query.chatbot_id,
-      conversationId: query.conversation_id,
-      status: query.status,
-      email: normaliseEmail(query.email) ?? undefined,
-      updatedAfter: instant(query.updated_after, 'updated_after'),
-      ...createdRange(query),
-    };
-    const page = pageRequest(query, filters);
-    const rows = await leadRepository.list(db, ctx.actor.workspaceId, filters, page);
-    return toPage(rows, page, filters, presentLead);
   }
 
   async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<LeadRow> {
@@ -137,10 +116,19 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
 
     /** A page of the workspace's leads, newest first. */
     async list(ctx: OperationContext, query: ListLeadsFilters & { search?: string }): Promise<Page<LeadView>> {
-      // The page depends on the leads table alone. A cursor is checked against its filters before its page
-      // is first kept, so a cached entry's cursor has passed that check.
-      const key = `${ctx.actor.workspaceId}\n${JSON.stringify(query)}`;
-      return (await pageCache.get(key, () => readPage(ctx, query)))!;
+      const filters = {
+        search: query.search?.trim() || undefined,
+        list: 'leads',
+        chatbotId: query.chatbot_id,
+        conversationId: query.conversation_id,
+        status: query.status,
+        email: normaliseEmail(query.email) ?? undefined,
+        updatedAfter: instant(query.updated_after, 'updated_after'),
+        ...createdRange(query),
+      };
+      const page = pageRequest(query, filters);
+      const rows = await leadRepository.list(db, ctx.actor.workspaceId, filters, page);
+      return toPage(rows, page, filters, presentLead);
     },
 
     /** Partially updates a lead; `ifMatch` must match the current ETag when given. */
