@@ -2,9 +2,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { prepareDatabase, type DatabaseHandle } from './db/database.js';
-import type { Logger } from 'pino';
-import { accessLogger } from './http/access-log.js';
-import { accessPolicy, authenticateHook } from './http/auth.js';
+import { logCompletedRequest } from './http/access-log.js';
+import { accessPolicy } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotencyLayer } from './http/idempotency.js';
@@ -18,8 +17,7 @@ import { requestIdFor } from './http/request-id.js';
 import { validatorCompiler } from './http/validation.js';
 import { widgetAssets } from './http/widget-assets.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import type { LineDestination } from './lib/log-destination.js';
-import { createLogger, deferredChildLogger } from './lib/logger.js';
+import { createLogger, type LogDestination } from './lib/logger.js';
 import { MemoryRateLimitStore } from './lib/rate-limit/memory-store.js';
 import { RedisRateLimitStore } from './lib/rate-limit/redis-store.js';
 import type { RateLimitStore } from './lib/rate-limit/types.js';
@@ -63,7 +61,7 @@ export interface AppOverrides {
    */
   replyWorker?: boolean;
   /** Where log lines go (stdout by default); tests read them. */
-  logDestination?: LineDestination;
+  logDestination?: LogDestination;
 }
 
 /** How often the idle sweep runs. */
@@ -80,29 +78,31 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // The one place the reply engine is chosen: the configured provider (LLM_PROVIDER), unless a test passes one.
   const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
-  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, () => worker?.nudge()) });
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, () => worker?.nudge()), cacheMaxBytes: config.cacheMaxBytes });
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
     loggerInstance: logger,
     genReqId: requestIdFor,
-    childLoggerFactory: (parent, bindings, options) => deferredChildLogger(parent as unknown as Logger, bindings, options as Record<string, unknown>) as unknown as FastifyBaseLogger,
     // One log line per request (written when it completes, by the hook below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
     frameworkErrors: frameworkErrorHandler,
-    routerOptions: { maxParamLength: 200 },
+    // Long enough for any path the service gets (Node refuses headers over 16 kB): an over-long id must
+    // still reach its route, so it is authenticated before the id is judged (404), never a 404 without auth.
+    routerOptions: { maxParamLength: 16_384 },
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const redisStore = config.redis
-    ? new RedisRateLimitStore(config.redis.url, config.redis.onFailure, new MemoryRateLimitStore(), (error) =>
-        app.log.warn({ err: error }, `rate-limit store unreachable (policy: ${config.redis?.onFailure})`),
-      )
+    ? new RedisRateLimitStore(config.redis.url, config.redis.onFailure, new MemoryRateLimitStore(() => clock.monotonicMs()), {
+        log: app.log,
+        now: () => clock.monotonicMs(),
+      })
     : null;
-  const rateLimitStore = overrides.rateLimitStore ?? redisStore ?? new MemoryRateLimitStore();
+  const rateLimitStore = overrides.rateLimitStore ?? redisStore ?? new MemoryRateLimitStore(() => clock.monotonicMs());
   const replyWorker = createReplyWorker({
     db: database.db,
     clock,
@@ -146,18 +146,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   // Hooks on every request are synchronous (callback style): an async hook costs a promise and a turn of
   // the microtask queue per request.
-  // The "incoming request" line is written at debug level only: at other levels its object is not even built.
-  const logIncoming = (logger as Logger).isLevelEnabled('debug');
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
-    if (logIncoming) request.log.debug({ req: { method: request.method, url: request.url } }, 'incoming request');
+    request.log.debug({ req: { method: request.method, url: request.url } }, 'incoming request');
     done();
   });
-  const logRequest = accessLogger(logger as Logger);
-  app.addHook('onResponse', (request, reply, done) => {
-    logRequest(request, reply);
-    done();
-  });
+  app.addHook('onResponse', logCompletedRequest);
 
   app.setValidatorCompiler(validatorCompiler);
   installSerializer(app);
@@ -175,7 +169,15 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       // The fixed order of cross-cutting policy: authentication → rate limit → scope (one onRequest hook on
       // each route that declares a scope, before the body is read) → validation → idempotency (preHandler,
       // POST only) → handler → stored result (onSend).
-      api.addHook('onRoute', accessPolicy(authenticateHook(services.apiKeys), rateLimitHook(rateLimitStore, config.rateLimit, clock)).attach);
+      api.addHook(
+        'onRoute',
+        accessPolicy({
+          apiKeys: services.apiKeys,
+          rateLimit: rateLimitHook(rateLimitStore, config.rateLimit),
+          store: rateLimitStore,
+          failedAuthPerIpPerMinute: config.failedAuthPerIpPerMinute,
+        }).attach,
+      );
       api.addHook('onRoute', idempotency.attachToPosts);
       api.get('/openapi', { schema: { hide: true } }, async () => app.swagger());
       await api.register(analyticsRoutes(services.analytics));
@@ -186,14 +188,14 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     { prefix: '/api/v1' },
   );
-  await registerDashboard(app, { rateLimitStore, clock });
+  await registerDashboard(app, { rateLimitStore });
 
   await app.register(
     async (publicApi) => {
       // CORS → per-IP budget → visitor token → per-conversation budget (src/modules/runtime/widget-access.ts).
       publicApi.addHook(
         'onRequest',
-        widgetAccessHook({ db: database.db, widget, store: rateLimitStore, limits: config.widget, clock, publicUrl: config.publicUrl }),
+        widgetAccessHook({ db: database.db, widget, store: rateLimitStore, limits: config.widget, publicUrl: config.publicUrl }),
       );
       publicApi.get('/openapi', { schema: { hide: true } }, async () => widgetDocument(app));
       await publicApi.register(widgetRoutes(widget, replyWorker));

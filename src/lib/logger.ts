@@ -1,6 +1,5 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
-import { syncLineDestination, turnBufferedDestination, type LineDestination } from './log-destination.js';
 
 /**
  * Paths that must never reach a log line: credentials and secrets. Explicit paths only: a wildcard makes
@@ -23,115 +22,37 @@ export const REDACTED_PATHS = [
   'llm.anthropic.apiKey',
 ];
 
-let lastSecond = -1;
-let secondPrefix = '';
-
-/**
- * pino's `isoTime` (`,"time":"2026-11-24T22:05:42.123Z"`), with the date formatted once per second and the
- * milliseconds appended: `Date#toISOString` costs about as much as the rest of the access line.
- */
-export function isoTimeField(): string {
-  const now = Date.now();
-  const second = Math.floor(now / 1000);
-  if (second !== lastSecond) {
-    lastSecond = second;
-    // "2026-11-24T22:05:42." (20 characters) of the second's ISO form.
-    secondPrefix = `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}`;
-  }
-  const ms = now - second * 1000;
-  return `${secondPrefix}${ms < 10 ? '00' : ms < 100 ? '0' : ''}${ms}Z"`;
+/** Where log lines go: pino calls `write` with one complete JSON line at a time (tests pass collectors). */
+export interface LogDestination {
+  write(line: string): void;
 }
 
-let stdout: LineDestination | undefined;
+let stdout: LogDestination | undefined;
 
-/** The process's stdout as a log destination: one for every logger, so the lines of a turn share a write. */
-function stdoutDestination(): LineDestination {
-  return (stdout ??= turnBufferedDestination(syncLineDestination()));
-}
+/** A line waits in the buffer at most this long before it is written (pino flushes it on a timer). */
+const FLUSH_INTERVAL_MS = 250;
 
 /**
- * The service's pino logger: JSON lines with request ids; credentials redacted. Lines go to stdout with
- * one synchronous write per event-loop turn (`turnBufferedDestination` over `syncLineDestination`): none
- * outlives the turn that logged it, and none costs a trip through libuv's thread pool, pino's default,
- * which under load cost about 5 µs per line (docs/decisions/0005).
+ * stdout through pino's asynchronous destination, one for the whole process: lines are buffered and
+ * written 4 kB at a time, or after at most FLUSH_INTERVAL_MS when the server is quiet. For `sync: false`
+ * pino registers its own synchronous flush on process 'exit' (no handler of ours is needed), which the
+ * graceful shutdown, `process.exit` and an uncaught exception all pass through; a `kill -9`, a signal with
+ * no handler (which ends Node without 'exit') or a power cut loses the lines still buffered: under 4 kB,
+ * at most the last quarter second's.
  */
-export function createLogger(config: Pick<Config, 'logLevel'>, destination: LineDestination = stdoutDestination()): Logger {
+function stdoutDestination(): LogDestination {
+  return (stdout ??= pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: FLUSH_INTERVAL_MS }));
+}
+
+/** The service's pino logger: JSON lines with ISO timestamps, credentials redacted, to stdout by default. */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination: LogDestination = stdoutDestination()): Logger {
   return pino(
     {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: { service: 'chat-agent-service' },
-      timestamp: isoTimeField,
+      timestamp: pino.stdTimeFunctions.isoTime,
     },
     destination,
   );
-}
-
-type LevelMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
-type Bindings = Record<string, unknown>;
-type ChildOptions = { level?: string } & Record<string, unknown>;
-interface BaseLogger {
-  level: string;
-  isLevelEnabled(level: string): boolean;
-  child(bindings: Bindings, options?: ChildOptions): BaseLogger;
-}
-
-/**
- * A request's logger (Fastify `childLoggerFactory`): the pino child with the request's bindings
- * (`request_id`) is made when the request first logs a line at an enabled level, not for every request.
- * Most requests write only their access line (src/http/access-log.ts), which does not need it; making the
- * child anyway cost about 1 µs per request (docs/decisions/0005).
- */
-export function deferredChildLogger<L extends BaseLogger>(parent: L, bindings: Bindings, options: ChildOptions): L {
-  // A route with its own level needs the real child at once: its level, not the parent's, decides.
-  if (options.level !== undefined) return parent.child(bindings, options) as L;
-  return new DeferredChild(parent, bindings, options) as unknown as L;
-}
-
-class DeferredChild {
-  private real: BaseLogger | null = null;
-  constructor(
-    private readonly parent: BaseLogger,
-    private readonly bindings: Bindings,
-    private readonly options: ChildOptions,
-  ) {}
-
-  private materialize(): BaseLogger {
-    return (this.real ??= this.parent.child(this.bindings, this.options));
-  }
-  get level(): string {
-    return (this.real ?? this.parent).level;
-  }
-  set level(level: string) {
-    this.materialize().level = level;
-  }
-  isLevelEnabled(level: string): boolean {
-    return (this.real ?? this.parent).isLevelEnabled(level);
-  }
-  child(bindings: Bindings, options?: ChildOptions): BaseLogger {
-    return this.materialize().child(bindings, options);
-  }
-  silent(): void {}
-  private line(method: LevelMethod, args: unknown[]): void {
-    if (this.real === null && !this.parent.isLevelEnabled(method)) return;
-    (this.materialize() as unknown as Record<LevelMethod, (...a: unknown[]) => void>)[method](...args);
-  }
-  fatal(...args: unknown[]): void {
-    this.line('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.line('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.line('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.line('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.line('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.line('trace', args);
-  }
 }
