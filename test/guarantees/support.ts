@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
@@ -10,48 +9,17 @@ import type { AuditEventView } from '../../src/modules/audit/service.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** A clock tests move by hand. */
-export function manualClock(start = Date.parse('2030-01-01T00:00:00.000Z')) {
-  let current = start;
-  return {
-    clock: { now: () => new Date(current) },
-    get ms() {
-      return current;
-    },
-    set(ms: number) {
-      current = ms;
-    },
-    advance(ms: number) {
-      current += ms;
-    },
-  };
-}
-
 export { expectProblem, send } from '../helpers/http.js';
+export { testClock, type TestClock } from '../helpers/clock.js';
 
 /** Every stored idempotency record of an Idempotency-Key (for any API key). */
 export function idempotencyRows(app: FastifyInstance, key: string) {
-  return app.database.db.selectFrom('idempotency_keys').selectAll().where('idempotency_key', '=', key).execute();
+  return app.database.db.selectFrom('idempotency_records').selectAll().where('idempotency_key', '=', key).execute();
 }
 
 /** Every audit event of a workspace, newest first. */
 export function auditEvents(app: FastifyInstance, workspaceId: string): Promise<AuditEventView[]> {
   return app.services.audit.list(workspaceId, 100_000);
-}
-
-/** Runs the ops CLI (`node --import tsx src/cli.ts …`) with the given database environment. Never rejects. */
-export function runCli(databaseEnv: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, ...databaseEnv, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
 }
 
 /**

@@ -9,7 +9,7 @@ import { eventHash } from '../../src/modules/audit/chain.js';
 import { createTestApp } from '../helpers/app.js';
 import { backend, dropDatabase, freshDatabaseEnv } from '../helpers/database.js';
 import { makeChatbot, makeLead } from '../helpers/factories.js';
-import { runCli } from './support.js';
+import { cli } from '../helpers/processes.js';
 
 type Row = Record<string, unknown> & { id: string; seq: number };
 
@@ -153,7 +153,7 @@ describe('audit chain: tampering is detected', { timeout: 60_000 }, () => {
     return target;
   }
 
-  const verify = (database: DatabaseEnv, workspace = workspaceId) => runCli(database, ['audit', 'verify', '--workspace', workspace]);
+  const verify = (database: DatabaseEnv, workspace = workspaceId) => cli(database, 'audit', 'verify', '--workspace', workspace);
   const event = (seq: number) => events[seq - 1]!;
 
   /** Overwrites every column but seq of the row at `seq` with `values`. */
@@ -260,7 +260,7 @@ describe('audit chain: tampering is detected', { timeout: 60_000 }, () => {
 
   it('--json reports the break as one JSON value', async () => {
     const copy = await tamperedCopy((db) => db.run("update audit_events set target_id = 'lead_forged' where id = ?", event(2).id));
-    const result = await runCli(copy, ['audit', 'verify', '--workspace', workspaceId, '--json']);
+    const result = await cli(copy, 'audit', 'verify', '--workspace', workspaceId, '--json');
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: false, eventId: event(2).id, seq: 2 });
   });

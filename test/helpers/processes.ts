@@ -1,8 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { promisify } from 'node:util';
 
-const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 /** A free TCP port on 127.0.0.1. */
@@ -17,24 +15,36 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Runs the ops CLI with the given environment and returns its parsed JSON output. */
-export async function cliJson<T = Record<string, unknown>>(env: Record<string, string>, ...args: string[]): Promise<T> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-  });
-  return JSON.parse(stdout) as T;
+/** What a CLI run printed, and its exit code. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
 }
 
-/** Runs the ops CLI and returns exit code and output (never throws on a non-zero exit). */
-export async function cli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
+/**
+ * Runs the ops CLI (`node --import tsx src/cli.ts …`) with the given environment (its logger silenced) and
+ * resolves with exit code and output. Never rejects: a failing command resolves with its non-zero code.
+ */
+export function cli(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Runs a CLI command that must succeed with `--json` appended, and returns the JSON it printed. */
+export async function cliJson<T = Record<string, unknown>>(env: Record<string, string>, ...args: string[]): Promise<T> {
+  const run = await cli(env, ...args, '--json');
+  if (run.code !== 0) throw new Error(`cli ${args.join(' ')} --json exited with ${run.code}:\n${run.stderr}${run.stdout}`);
+  return JSON.parse(run.stdout) as T;
 }
 
 /** A server child process (node itself, no wrapper, so a signal reaches the server). */

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
-import { expectProblem, namedFields, type ProblemBody } from './support.js';
+import { expectProblem, type ProblemBody } from '../helpers/http.js';
+import { namedFields } from './support.js';
 
 // Bad input never yields a 5xx, a hang or a partial write: every refusal is a 4xx problem, and the
 // workspace reads exactly the same before and after a refused write.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemContext } from '../../src/lib/actor.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
-import { problemDefect } from './support.js';
+import { problemDefect } from '../helpers/http.js';
 
 // Property: whatever body, query string, path id or If-Match a client sends to any of the 13
 // operations, the answer is a 2xx JSON or a well-formed 4xx problem, never a 5xx.
