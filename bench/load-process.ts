@@ -1,13 +1,12 @@
 import { createInterface } from 'node:readline';
 import { load, type LoadSpec } from './load.js';
 
-// A load run in its own process (see `loadInOwnProcess`): started with the spec as its argument, it says
-// "ready" on stdout, runs when a line arrives on stdin, and prints the result as one line of JSON.
-const { spec, connections, seconds } = JSON.parse(process.argv[2]!) as { spec: LoadSpec; connections: number; seconds: number };
+// A load generator in its own process (see `startLoadProcess`): it says "ready" on stdout, then runs each
+// load that arrives on stdin as one line of JSON ({spec, connections, seconds}) and prints its result as one
+// line of JSON, until stdin closes.
 const lines = createInterface({ input: process.stdin });
 process.stdout.write('ready\n');
-for await (const _line of lines) {
+for await (const line of lines) {
+  const { spec, connections, seconds } = JSON.parse(line) as { spec: LoadSpec; connections: number; seconds: number };
   process.stdout.write(`${JSON.stringify(await load(spec, connections, seconds))}\n`);
-  break;
 }
-lines.close();

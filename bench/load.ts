@@ -67,7 +67,10 @@ export async function sample(spec: LoadSpec, connections: number, seconds: numbe
   }
   const times: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ url: spec.url, connections, duration: seconds, requests: [request] }, (error, done) =>
+    // autocannon stops at its first sampling tick after `duration` (every second by default): a shorter run
+    // (the smoke test's) samples as often as it lasts, so that it ends in time.
+    const sampleInt = Math.min(1000, seconds * 1000);
+    const instance = autocannon({ url: spec.url, connections, duration: seconds, sampleInt, requests: [request] }, (error, done) =>
       error ? reject(error) : resolve(done),
     );
     instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => times.push(responseTime));
@@ -102,26 +105,38 @@ export async function load(spec: LoadSpec, connections: number, seconds: number)
   return summarize([await sample(spec, connections, seconds)]);
 }
 
+/** A load generator in its own process, idle between its runs. */
+export interface LoadProcess {
+  /** One load run (`load`) in that process. */
+  run(spec: LoadSpec, connections: number, seconds: number): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
+
 /**
- * A load run started in its own process, for a measurement beside another load from this one: a latency
+ * Starts a load generator in its own process, for a measurement beside another load from this one: a latency
  * taken in this process would include the time this process's event loop spends on the other load's
- * responses. Resolves once the process is ready; `run()` starts the load and resolves with its result.
+ * responses. Resolves once the process is ready; it waits, idle, for its runs. Started once with the servers,
+ * so that no run waits for a process to start.
  */
-export async function loadInOwnProcess(spec: LoadSpec, connections: number, seconds: number): Promise<{ run(): Promise<LoadResult> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_PROCESS, JSON.stringify({ spec, connections, seconds })], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+export async function startLoadProcess(): Promise<LoadProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', LOAD_PROCESS], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the load process exited (${code})`))));
-  exited.catch(() => undefined); // a normal exit after the result is not an error
+  const exited = ended.then((): never => {
+    throw new Error(`the load process exited (${child.exitCode ?? child.signalCode})`);
+  });
+  exited.catch(() => undefined); // its exit after `stop` is not an error
   const nextLine = () => Promise.race([lines.next(), exited]).then((line) => String(line.value));
   const ready = await nextLine();
   if (ready !== 'ready') throw new Error(`the load process said ${ready}`);
   return {
-    run: async () => {
-      child.stdin!.end('go\n');
+    run: async (spec, connections, seconds) => {
+      child.stdin!.write(`${JSON.stringify({ spec, connections, seconds })}\n`);
       return JSON.parse(await nextLine()) as LoadResult;
+    },
+    stop: async () => {
+      child.stdin!.end();
+      await ended;
     },
   };
 }

@@ -6,18 +6,34 @@ const ROOT = new URL('../', import.meta.url).pathname;
 /** Linux reports process CPU time in ticks of 1/100 s (USER_HZ) on every architecture Node runs on. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** How each server starts: the arguments that follow node (and its options) on the command line. */
+export interface ServerEntries {
+  service: string[];
+  baseline: string[];
+}
+
 /**
  * Compiles both servers with tsc, so that each runs as built JavaScript: the service as `npm start` runs
  * it (`dist/server.js`), the baseline server from `build/bench/`. Under tsx, code is transpiled with names
  * kept (a `__name` call for each named inner function, every time it is created), which a production
  * process does not pay. Returns the two entry points.
  */
-export function buildServers(): { service: string; baseline: string } {
+export function buildServers(): ServerEntries {
   const tsc = `${ROOT}node_modules/typescript/bin/tsc`;
   for (const project of ['tsconfig.build.json', 'bench/tsconfig.build.json']) {
     execFileSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'inherit' });
   }
-  return { service: 'dist/server.js', baseline: 'build/bench/bench/baseline-server.js' };
+  return { service: ['dist/server.js'], baseline: ['build/bench/bench/baseline-server.js'] };
+}
+
+/**
+ * Both servers from their TypeScript sources under tsx, nothing built (`--from-source`): for the smoke test,
+ * which checks that the benchmark still works, not its figures. The two tsc builds took most of its time,
+ * and tsx's transpiled code is slower than the built one (see `buildServers`), so figures taken this way do
+ * not count.
+ */
+export function sourceServers(): ServerEntries {
+  return { service: ['--import', 'tsx', 'src/server.ts'], baseline: ['--import', 'tsx', 'bench/baseline-server.ts'] };
 }
 
 /**
@@ -45,12 +61,13 @@ export interface BenchServer {
 }
 
 /**
- * Starts a built entry point (`buildServers`) as its own process.
+ * Starts a server (an entry of `buildServers` or `sourceServers`) as its own process.
  * `nodeArgs` go to node before the entry point, e.g. `--cpu-prof` to profile the server under load.
  */
-export async function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
+export async function startProcess(entry: string[], env: Record<string, string>, nodeArgs: string[] = []): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, entry], {
+  const name = entry.at(-1)!;
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -60,13 +77,16 @@ export async function startProcess(entry: string, env: Record<string, string>, n
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${entry} exited: ${stderr}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited: ${stderr}`);
     try {
       await fetch(`${url}/readyz`);
       await fetch(`${url}/bare`).catch(() => undefined);
       break;
     } catch {
-      if (Date.now() > deadline) throw new Error(`${entry} did not start: ${stderr}`);
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`${name} did not start: ${stderr}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -95,7 +115,8 @@ export async function startProcess(entry: string, env: Record<string, string>, n
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      // unref'd: a pending timer would keep the run alive for its 5 s after the server has exited
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };

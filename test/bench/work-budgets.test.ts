@@ -14,7 +14,7 @@ describe('work budgets from the calibration', () => {
   it('gives the work each target ratio allows', () => {
     const [budget] = workBudgets(curve);
     expect(budget!.connections).toBe(10);
-    expect(budget!.budgetUs).toEqual({ '0.5': 15, '0.4': 20, '0.25': 35 });
+    expect(budget!.budgetUs).toEqual({ '0.4': 20, '0.35': 25, '0.15': null });
   });
 
   it('places each scenario compared with bare on the curve, or says it lies beyond it', () => {
@@ -25,6 +25,6 @@ describe('work budgets from the calibration', () => {
   it('keeps concurrency levels apart', () => {
     const budgets = workBudgets([...curve, row('bare + 10 µs of work', 0.9, 1)]);
     expect(budgets.map((b) => b.connections)).toEqual([10, 1]);
-    expect(budgets[1]!.budgetUs).toEqual({ '0.5': null, '0.4': null, '0.25': null });
+    expect(budgets[1]!.budgetUs).toEqual({ '0.4': null, '0.35': null, '0.15': null });
   });
 });
