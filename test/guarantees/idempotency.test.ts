@@ -69,6 +69,8 @@ async function writeElsewhere(t: TestApp, statement: string): Promise<void> {
     } finally {
       other.close();
     }
+    // The service sees another process's commit from the next turn of its event loop (src/db/sqlite.ts).
+    await new Promise((resolve) => setImmediate(resolve));
     return;
   }
   await sql.raw(statement).execute(t.app.database.db);

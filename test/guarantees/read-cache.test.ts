@@ -51,14 +51,18 @@ describe("answers through the read cache are the database's answers", () => {
     expect((await get()).json().name).toBe('Test agent');
     const { database } = t.config;
     if (database.kind !== 'sqlite') throw new Error('SQLite only');
+    // Over HTTP a request sent after the commit is read in a later turn of the event loop; inject needs the wait.
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     const cli = new SQLite(database.path);
     try {
       cli.prepare("update chatbots set name = 'Renamed elsewhere' where id = ?").run(bot.id);
+      await nextTurn();
       expect((await get()).json().name).toBe('Renamed elsewhere');
       cli.prepare('update api_keys set revoked_at = ? where id = ?').run(new Date().toISOString(), other.id);
     } finally {
       cli.close();
     }
+    await nextTurn();
     expect((await get()).statusCode).toBe(401);
   });
 });

@@ -65,6 +65,7 @@ describe('SQLite connections: writer, reader and data_version', () => {
 
   it("data_version moves with another process's commits and never with this process's own writes", async () => {
     await db.insertInto('workspaces').values(workspace('ws_version')).execute();
+    await new Promise((resolve) => setImmediate(resolve));
     const before = connections.dataVersion();
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('workspaces').set({ name: 'renamed' }).where('id', '=', 'ws_version').execute();
@@ -78,6 +79,9 @@ describe('SQLite connections: writer, reader and data_version', () => {
     } finally {
       other.close();
     }
+    // Read once per event-loop turn: from the next turn on (a request arriving after the commit is read then).
+    expect(connections.dataVersion()).toBe(before);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(connections.dataVersion()).not.toBe(before);
     const row = await db.selectFrom('workspaces').select('name').where('id', '=', 'ws_version').executeTakeFirstOrThrow();
     expect(row.name).toBe('other process');

@@ -18,25 +18,15 @@ export interface AuditEntry {
   changes: Changes;
 }
 
-// Each audited field list, sorted once: changes are built in key order, so their canonical JSON is one
-// JSON.stringify call (src/lib/canonical-json.ts).
-const sortedFieldLists = new WeakMap<readonly string[], readonly string[]>();
-
-function inKeyOrder<F extends string>(fields: readonly F[]): readonly F[] {
-  let sorted = sortedFieldLists.get(fields);
-  if (sorted === undefined) sortedFieldLists.set(fields, (sorted = [...fields].sort()));
-  return sorted as readonly F[];
-}
-
 /** The fields of `after` that differ from `before` (compared as canonical JSON), as before/after pairs. */
 export function diffChanges<T extends object>(before: T | null, after: T, fields: readonly (keyof T & string)[]): Changes {
   const changes: Changes = {};
-  for (const field of inKeyOrder(fields)) {
+  for (const field of fields) {
     const old = before === null ? null : (before[field] ?? null);
     const now = after[field] ?? null;
     // A creation (no before) changes exactly the fields that are set: no JSON needed to tell.
     const changed = before === null ? now !== null : canonicalJson(old) !== canonicalJson(now);
-    if (changed) changes[field] = { after: now, before: old };
+    if (changed) changes[field] = { before: old, after: now };
   }
   return changes;
 }
