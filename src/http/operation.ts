@@ -40,7 +40,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The request body is larger than 1 MiB.',
   415: 'The request body is not JSON.',
   422: 'The Idempotency-Key was used before with a different request.',
-  429: 'A rate limit (per key or per workspace) was exceeded.',
+  429: 'A rate limit was exceeded: per key, per workspace, or the client address\'s budget of failed authentications (then before any key lookup).',
   500: 'Unexpected error; the body carries the request id.',
   503: 'A dependency is unavailable; retry after the given time.',
 };
@@ -48,6 +48,7 @@ const STATUS_TEXT: Record<number, string> = {
 const HEADERS_BY_STATUS: Partial<Record<number, HeaderName[]>> = {
   401: ['Request-Id', 'WWW-Authenticate'],
   403: [...COMMON_HEADERS, 'WWW-Authenticate'],
+  409: [...COMMON_HEADERS, 'Retry-After'],
   429: [...COMMON_HEADERS, 'Retry-After'],
   500: ['Request-Id'],
   503: ['Request-Id', 'Retry-After'],
@@ -99,7 +100,7 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
     statuses.set(415, undefined);
   }
   if (spec.method === 'POST') {
-    statuses.set(409, 'The same Idempotency-Key is still being processed.');
+    statuses.set(409, 'The same Idempotency-Key is still being processed (`idempotency_key_in_use`, with `Retry-After`).');
     statuses.set(422, undefined);
   }
   if (spec.method === 'PATCH') statuses.set(412, undefined);

@@ -42,7 +42,7 @@ export function messageRoutes(messages: MessageService): FastifyPluginAsyncTypeb
         params: IdParams,
         body: CreateMessageBody,
         success: { status: 201, description: 'The stored message.', schema: Message },
-        errors: { 409: 'The conversation is closed (`conversation_closed`), or the same Idempotency-Key is still being processed.' },
+        errors: { 409: 'The conversation is closed (`conversation_closed`), or the same Idempotency-Key is still being processed (`idempotency_key_in_use`, with `Retry-After`).' },
       }),
       async (request, reply) => {
         const message = await messages.send(apiContext(request), request.params.id, request.body);
