@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../http/errors.js';
+import { askStore } from '../http/rate-limit.js';
 import { tokenHash } from '../lib/tokens.js';
 import type { RateLimitStore } from '../lib/rate-limit/types.js';
 
@@ -14,10 +15,10 @@ const WINDOW_MS = 15 * 60_000;
 export function signInLimiter(store: RateLimitStore, limits: Config['signInLimit']) {
   return async function spendAttempt(request: FastifyRequest, reply: FastifyReply, email: string): Promise<void> {
     const ip = request.ip ?? 'unknown';
-    const decision = await store.consume([
+    const decision = await askStore(store, [
       { policy: 'sign_in', id: `signin:${ip}:${tokenHash(email.trim().toLowerCase())}`, limit: limits.perIpAndEmail, windowMs: WINDOW_MS },
       { policy: 'sign_in_ip', id: `signin:${ip}`, limit: limits.perIp, windowMs: WINDOW_MS },
-    ]);
+    ], true);
     if (!decision.allowed) {
       const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
       reply.header('Retry-After', String(retryAfter));

@@ -28,6 +28,11 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Ky
     connectionTimeoutMillis: config.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     statement_timeout: config.statementTimeoutMs,
+    // A transaction left open by an instance that froze or lost its network (an idempotent POST holds one,
+    // with the key's lock) is ended by PostgreSQL after 10 s, and a dead peer is noticed by TCP keepalive:
+    // nothing such an instance leaves behind blocks a retry for long. Requests' transactions are short.
+    idle_in_transaction_session_timeout: 10_000,
+    keepAlive: true,
     ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
   });
   // A client losing its connection (server restart, network cut) must not crash the process: idle

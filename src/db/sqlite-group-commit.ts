@@ -5,23 +5,15 @@ export interface WriterStatements {
   readonly inTransaction: boolean;
 }
 
-/** Hands the writer connection to one user at a time (first come, first served), and counts who waits. */
+/** Hands the writer connection to one user at a time (first come, first served). */
 export class Mutex {
   private tail: Promise<void> = Promise.resolve();
-  private queued = 0;
-
-  /** How many users are waiting for the lock (not counting its holder). */
-  get waiting(): number {
-    return this.queued;
-  }
 
   async lock(): Promise<() => void> {
-    this.queued++;
     let release!: () => void;
     const previous = this.tail;
     this.tail = new Promise<void>((resolve) => (release = resolve));
     await previous;
-    this.queued--;
     return release;
   }
 }

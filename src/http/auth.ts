@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { OperationContext } from '../lib/actor.js';
-import { RateLimitStoreUnavailable } from '../lib/rate-limit/redis-store.js';
-import type { Budget, RateDecision, RateLimitStore } from '../lib/rate-limit/types.js';
+import type { Budget, RateLimitStore } from '../lib/rate-limit/types.js';
 import type { ApiKeyPrincipal, ApiKeyService, AuthFailure } from '../modules/api-keys/service.js';
-import type { ApiRateLimit } from './rate-limit.js';
+import { askStore, type ApiRateLimit } from './rate-limit.js';
 import { AppError } from './errors.js';
 import { hookList } from './route-hooks.js';
 import type { Scope } from './scopes.js';
@@ -58,16 +57,6 @@ export interface AccessPolicyOptions {
   failedAuthPerIpPerMinute: number;
 }
 
-/** A decision of the store, or 503 when it is unreachable under the fail-closed policy. */
-async function ask(store: RateLimitStore, budgets: Budget[], spend: boolean): Promise<RateDecision> {
-  try {
-    return await (spend ? store.consume(budgets) : store.peek(budgets));
-  } catch (error) {
-    if (!(error instanceof RateLimitStoreUnavailable)) throw error;
-    throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });
-  }
-}
-
 /**
  * The access policy of /api/v1, three steps in one fixed order, each with one code path:
  *
@@ -87,7 +76,7 @@ export function accessPolicy(options: AccessPolicyOptions) {
 
   async function authenticate(request: FastifyRequest): Promise<void> {
     const budget = failedAuthBudget(request.ip);
-    const standing = await ask(store, budget, false);
+    const standing = await askStore(store, budget, false);
     if (!standing.allowed) {
       const retryAfter = Math.max(1, Math.ceil(standing.retryAfterMs / 1000));
       throw new AppError(
@@ -103,7 +92,7 @@ export function accessPolicy(options: AccessPolicyOptions) {
       request.principal = result.principal;
       return;
     }
-    await ask(store, budget, true);
+    await askStore(store, budget, true);
     throw result ? refusedKey(result.reason) : missingKey();
   }
 

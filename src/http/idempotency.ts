@@ -24,7 +24,7 @@ interface IdempotentWrite {
   settled: boolean;
 }
 
-/** How long a stored result is replayed. Published in the OpenAPI document and the README. */
+/** How long a stored result is replayed (the OpenAPI document and the README say 24 hours). */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** What a concurrent duplicate is told to wait: the first request holds the key for as long as it runs. */
 const IN_USE_RETRY_AFTER_SECONDS = 1;
@@ -83,7 +83,8 @@ function isDuplicateKey(error: unknown): boolean {
  * concurrent duplicate gets 409 with Retry-After) and looks up its record: a live one is replayed (or, for a
  * different request under the same key, 422); an expired one is deleted. When the response is ready, its
  * record is inserted in that same transaction and committed with the write, so a record exists exactly
- * when its write does; refusals and 5xx roll everything back and store nothing, so a retry can succeed.
+ * when its write does. Refusals and 5xx roll everything back and store nothing, so a retry can succeed;
+ * other errors (404, 409, 422 …) roll the write back too, and only their answer is stored, to be replayed.
  * The primary key on (API key, Idempotency-Key) is the last word: whatever happens, one write commits.
  */
 export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
@@ -143,12 +144,26 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       }
       const headers = Object.fromEntries(REPLAYED_HEADERS.filter((name) => reply.hasHeader(name)).map((name) => [name, String(reply.getHeader(name))]));
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
+      const record = { ...write.pending, response_status: status, response_headers: JSON.stringify(headers), response_body: body };
       try {
-        await idempotencyRepository.insert(write.trx, { ...write.pending, response_status: status, response_headers: JSON.stringify(headers), response_body: body });
+        if (status >= 400) {
+          // An error answer is replayed, but whatever its request wrote before failing is not kept: the
+          // write's transaction rolls back and the record is stored on its own (a duplicate that ran in the
+          // meantime stored its own answer first).
+          await rollback(write);
+          await idempotencyRepository.insert(db, record).catch((error: unknown) => {
+            if (!isDuplicateKey(error)) throw error;
+          });
+          return payload;
+        }
+        await idempotencyRepository.insert(write.trx, record);
         await write.trx.commit().execute();
         return payload;
       } catch (error) {
         await rollback(write).catch((rollbackError: unknown) => request.log.error({ err: rollbackError }, 'idempotency: rollback failed'));
+        // The resource was not created after all: its address and version must not reach the client.
+        reply.removeHeader('location');
+        reply.removeHeader('etag');
         // Another transaction stored a result under the key first (only possible if the lock was bypassed).
         throw isDuplicateKey(error) ? inUse() : error;
       }

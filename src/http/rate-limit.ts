@@ -56,7 +56,7 @@ export function rateLimitHook(store: RateLimitStore, limits: RateLimits): ApiRat
     async spend(request, reply) {
       if (!request.principal) return;
       const { budgets, policy } = budgetsOf(request.principal);
-      applyDecision(policy, await consume(store, budgets), reply);
+      applyDecision(policy, await askStore(store, budgets, true), reply);
     },
   };
 }
@@ -66,13 +66,16 @@ export function rateLimitHook(store: RateLimitStore, limits: RateLimits): ApiRat
  * throws 429 with Retry-After when a budget is exhausted. Shared by /api/v1 and the widget endpoints.
  */
 export async function spendBudgets(store: RateLimitStore, budgets: Budget[], reply: FastifyReply): Promise<void> {
-  applyDecision(policyHeader(budgets), await consume(store, budgets), reply);
+  applyDecision(policyHeader(budgets), await askStore(store, budgets, true), reply);
 }
 
-/** The store's decision; an unreachable store under the fail-closed policy becomes a 503. */
-async function consume(store: RateLimitStore, budgets: Budget[]): Promise<RateDecision> {
+/**
+ * The store's decision on `budgets`, spending from them (`consume`) or not (`peek`); an unreachable store
+ * under the fail-closed policy becomes a 503.
+ */
+export async function askStore(store: RateLimitStore, budgets: Budget[], spend: boolean): Promise<RateDecision> {
   try {
-    return await store.consume(budgets);
+    return await (spend ? store.consume(budgets) : store.peek(budgets));
   } catch (error) {
     if (!(error instanceof RateLimitStoreUnavailable)) throw error;
     throw new AppError('service_unavailable', 'Rate limiting is unavailable right now (fail-closed policy); retry shortly.', {}, { 'Retry-After': '2' });

@@ -11,8 +11,3 @@ export interface Clock {
 
 /** The wall clock, and performance.now() as the monotonic one. */
 export const systemClock: Clock = { now: () => new Date(), monotonicMs: () => performance.now() };
-
-/** ISO 8601 UTC with milliseconds, the one timestamp format of the API and the database. */
-export function isoNow(clock: Clock): string {
-  return clock.now().toISOString();
-}

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -10,37 +8,20 @@ import { loadConfig } from '../../src/config.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { SCOPES } from '../../src/http/scopes.js';
 import { isWellFormedApiKey } from '../../src/lib/api-key-format.js';
+import { cli as runCli } from '../helpers/processes.js';
 import { expectProblem, PREFIX, send } from './support.js';
 
-// The ops CLI as a child process (`npx tsx src/cli.ts …`) on a temp SQLite file, checked against a real
+// The ops CLI as a child process (`node --import tsx src/cli.ts …`) on a temp SQLite file, checked against a real
 // app built on the same file.
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-cli-'));
 const DB_FILE = path.join(dir, 'cli.db');
 let app: FastifyInstance;
 /** Each CLI run starts a process (npx, tsx): seconds each on a busy machine. */
 const SLOW = 120_000;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], dbFile = DB_FILE): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      'npx',
-      ['tsx', 'src/cli.ts', ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'silent' }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
-}
+/** The shared CLI runner on this suite's SQLite file (or another one). */
+const cli = (args: string[], dbFile = DB_FILE) => runCli({ DATABASE_URL: `sqlite:${dbFile}` }, ...args);
 
 /** Runs a command that must succeed with --json, and returns the one JSON value it printed. */
 async function cliJson<T = Record<string, unknown>>(args: string[], dbFile = DB_FILE): Promise<T> {

@@ -383,6 +383,25 @@ describe('nothing is stored for refused or failed requests', () => {
     expect(rows.map((r) => r.response_status)).toEqual([201]);
     expect(await listCount(tenant, '/api/v1/leads')).toBe(1);
   });
+
+  it('5xx while storing the result: the write rolls back with it, and the answer names no resource', async () => {
+    const tenant = await t.tenant();
+    const key = uniqueKey('500-record');
+    const restore = await failInserts(t.app.database.db, 'idempotency_records');
+    let failed;
+    try {
+      failed = await tenant.request('POST', '/api/v1/leads', { email: 'f@example.com' }, { 'idempotency-key': key });
+    } finally {
+      await restore();
+    }
+    expectProblem(failed, 500, 'internal_error');
+    expect(failed.headers.location).toBeUndefined();
+    expect(failed.headers.etag).toBeUndefined();
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(0);
+    const retry = await tenant.request('POST', '/api/v1/leads', { email: 'f@example.com' }, { 'idempotency-key': key });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(await listCount(tenant, '/api/v1/leads')).toBe(1);
+  });
 });
 
 // Its own app (budget: one request per key per minute), opened after the one above is closed.

@@ -26,7 +26,7 @@ export function auditEvents(app: FastifyInstance, workspaceId: string): Promise<
  * Makes every INSERT into `table` fail inside the database (a real database error, not a mock), on SQLite
  * or PostgreSQL. Returns the function that removes the failure again.
  */
-export async function failInserts(db: Kysely<Database>, table: 'leads' | 'audit_events'): Promise<() => Promise<void>> {
+export async function failInserts(db: Kysely<Database>, table: 'leads' | 'audit_events' | 'idempotency_records'): Promise<() => Promise<void>> {
   const name = sql.raw(`guarantees_fail_${table}`);
   if (isPostgres(db)) {
     await sql`create or replace function guarantees_fail() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`.execute(db);

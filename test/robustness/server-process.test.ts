@@ -1,14 +1,14 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKeySecret } from '../../src/lib/api-key-format.js';
+import { cliJson } from '../helpers/processes.js';
 
 // The real server as a child process (`tsx src/server.ts`, run as `node --import tsx` so that signals and
 // the exit code are the server's own): readiness, request ids, log hygiene and graceful shutdown.
@@ -17,7 +17,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-server-'));
 const dbFile = path.join(dir, 'server.db');
 let port = 0;
-let env: NodeJS.ProcessEnv;
+let env: Record<string, string>;
 let server: ChildProcess;
 let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 let stdout = '';
@@ -65,10 +65,6 @@ function call(method: string, url: string, headers: Record<string, string> = {},
 }
 const authorized = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
 
-async function cli(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout: out } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env });
-  return JSON.parse(out) as Record<string, unknown>;
-}
 
 const logLines = (): Record<string, unknown>[] =>
   stdout
@@ -79,10 +75,10 @@ const logged = (predicate: (line: Record<string, unknown>) => boolean) => until(
 
 beforeAll(async () => {
   port = await freePort();
-  env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'debug' }; // debug: 'incoming request' lines show when the server has a request
-  const workspace = await cli('workspace', 'create', '--name', 'X', '--json');
+  env = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${dbFile}`, LOG_LEVEL: 'debug' }; // debug: 'incoming request' lines show when the server has a request
+  const workspace = await cliJson(env, 'workspace', 'create', '--name', 'X');
   expect(workspace.id).toMatch(/^ws_/);
-  const created = await cli('key', 'create', '--workspace', String(workspace.id), '--scopes', 'all', '--name', 'process test', '--json');
+  const created = await cliJson(env, 'key', 'create', '--workspace', String(workspace.id), '--scopes', 'all', '--name', 'process test');
   key = String(created.key);
   expect(key).toMatch(/^wsk_/);
 
@@ -137,8 +133,8 @@ describe('the server process', () => {
 
   it('answers every kind of bad key over real HTTP with a 401 problem and a valid WWW-Authenticate challenge', async () => {
     // Over a real socket, Node refuses header values outside Latin-1, which inject() does not check.
-    const doomed = await cli('key', 'create', '--workspace', String((await cli('workspace', 'create', '--name', 'Y', '--json')).id), '--scopes', 'all', '--json');
-    await cli('key', 'revoke', String(doomed.id), '--json');
+    const doomed = await cliJson(env, 'key', 'create', '--workspace', String((await cliJson(env, 'workspace', 'create', '--name', 'Y')).id), '--scopes', 'all');
+    await cliJson(env, 'key', 'revoke', String(doomed.id));
     const cases: [string, string][] = [
       ['malformed', `wsk_${'Z'.repeat(40)}`],
       ['unknown', generateApiKeySecret()],

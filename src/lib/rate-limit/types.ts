@@ -1,6 +1,6 @@
 /** One budget a request spends from: N requests per rolling window, refilling continuously. */
 export interface Budget {
-  /** Policy name as shown in the headers: "key" or "workspace". */
+  /** Policy name as shown in headers and problems: "key", "workspace", "failed-auth", "ip", … */
   policy: string;
   /** What the budget belongs to (an API key id, a workspace id). */
   id: string;
