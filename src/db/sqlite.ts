@@ -13,7 +13,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import { GroupCommit, Mutex, type Member } from './sqlite-group-commit.js';
+import { GroupCommit, Mutex, type GroupLimits, type Member } from './sqlite-group-commit.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -92,7 +92,8 @@ export class SqliteConnections {
   readonly writes: GroupCommit;
   private readonly dataVersionStatement: SQLite.Statement;
 
-  constructor(file: string) {
+  /** `groupLimits`: how large and how old a group of writes may grow (the defaults, unless a test pins them). */
+  constructor(file: string, groupLimits?: GroupLimits) {
     const inMemory = file === ':memory:';
     if (!inMemory) fs.mkdirSync(path.dirname(file), { recursive: true });
     this.writer = new CachedConnection(configure(new SQLite(file)));
@@ -104,6 +105,7 @@ export class SqliteConnections {
     this.writes = new GroupCommit(
       { run: (text) => void writer.run(text, []), get inTransaction() { return writer.raw.inTransaction; } },
       new Mutex(),
+      groupLimits,
     );
   }
 

@@ -1,9 +1,12 @@
 import path from 'node:path';
+import SQLite from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../../src/db/dialect.js';
 import type { Database } from '../../src/db/schema.js';
 import type { AuditEventView } from '../../src/modules/audit/service.js';
+import { expect } from 'vitest';
+import type { Tenant, TestApp } from '../helpers/app.js';
 
 /** Shared helpers of the write-guarantee suites (not a test file itself). */
 
@@ -39,4 +42,32 @@ export async function failInserts(db: Kysely<Database>, table: 'leads' | 'audit_
   return async () => {
     await sql`drop trigger ${name}`.execute(db);
   };
+}
+
+let counter = 0;
+/** An Idempotency-Key no other test of the run uses. */
+export const uniqueKey = (label = 'k') => `${label}-${process.pid}-${Date.now()}-${++counter}`;
+
+/** How many items the first page (up to 100) of a list of the tenant's holds. */
+export async function listCount(tenant: Tenant, url: string): Promise<number> {
+  const response = await tenant.request('GET', `${url}?limit=100`);
+  expect(response.statusCode, response.body).toBe(200);
+  return (response.json() as { data: unknown[] }).data.length;
+}
+
+/** Runs SQL through a connection of its own, as an operator's tool on the same database would. */
+export async function writeElsewhere(t: TestApp, statement: string): Promise<void> {
+  const { database } = t.config;
+  if (database.kind === 'sqlite') {
+    const other = new SQLite(database.path);
+    try {
+      other.prepare(statement).run();
+    } finally {
+      other.close();
+    }
+    // The service sees another process's commit from the next turn of its event loop (src/db/sqlite.ts).
+    await new Promise((resolve) => setImmediate(resolve));
+    return;
+  }
+  await sql.raw(statement).execute(t.app.database.db);
 }
