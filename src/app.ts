@@ -4,8 +4,11 @@ import type { Config } from './config.js';
 import { prepareDatabase, type DatabaseHandle } from './db/database.js';
 import { logCompletedRequest } from './http/access-log.js';
 import { accessPolicy } from './http/auth.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { proxyTrust } from './http/client-ip.js';
 import { registerDocs } from './http/docs.js';
 import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
+import { AppError } from './http/errors.js';
 import { idempotencyLayer } from './http/idempotency.js';
 import { installSerializer } from './http/serializer.js';
 import { installJsonBodies } from './http/json-body.js';
@@ -87,9 +90,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // One log line per request (written when it completes, by the hook below) instead of Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: proxyTrust(config.trustProxy),
+    // Shutdown's 503 is answered by the first hook below, as problem details (Fastify's own is not).
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     // Long enough for any path the service gets (Node refuses headers over 16 kB): an over-long id must
     // still reach its route, so it is authenticated before the id is judged (404), never a 404 without auth.
     routerOptions: { maxParamLength: 16_384 },
@@ -111,6 +116,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     log: app.log,
     leaseMs: config.runtime.leaseMs,
     pollIntervalMs: config.runtime.pollIntervalMs,
+    concurrency: config.runtime.replyConcurrency,
   });
   worker = replyWorker;
   const idleCloser = createIdleCloser({ db: database.db, clock, conversations: services.conversations, idleMinutes: config.runtime.idleCloseMinutes, log: app.log });
@@ -137,6 +143,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     // Jobs left by a crashed process (lapsed leases) are claimed on the first tick.
     if (overrides.replyWorker !== false) replyWorker.start();
   });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Before the server waits for open connections: replies in flight (SSE streams included) end now with
+  // the fallback answer, so their connections close well within SHUTDOWN_TIMEOUT_MS.
+  app.addHook('preClose', async () => replyWorker.drain());
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     clearInterval(idleSweeper);
@@ -148,6 +161,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // the microtask queue per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('Request-Id', request.id);
+    if (closing) {
+      // A request on a connection that was already open when shutdown began: another instance can take it.
+      reply.header('Connection', 'close');
+      done(new AppError('service_unavailable', 'The service is shutting down; retry, and another instance (or this one, restarted) will answer.', {}, { 'Retry-After': '1' }));
+      return;
+    }
     request.log.debug({ req: { method: request.method, url: request.url } }, 'incoming request');
     done();
   });

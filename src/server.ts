@@ -2,7 +2,8 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
 // Thin entry point: configuration, the app, listening, and a graceful SIGTERM/SIGINT shutdown
-// (stop accepting, let in-flight requests finish, close the database).
+// (stop accepting, let in-flight requests finish, replies in flight end with the fallback answer, close
+// the database), all before SHUTDOWN_TIMEOUT_MS.
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await buildApp(config);
@@ -16,6 +17,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
+    // A keep-alive connection whose last response was sent (a drained reply, a finished request) would
+    // hold server.close() until it times out: close each one as soon as it is idle.
+    const idleConnections = setInterval(() => app.server.closeIdleConnections(), 50);
+    idleConnections.unref();
     app.close().then(
       () => {
         app.log.info('shutdown complete');

@@ -38,9 +38,9 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
     messages: createMessageService(db, clock, audit, conversations, replies),
     leads: createLeadService(db, clock, audit),
     analytics: createAnalyticsService(db, clock),
-    audit: createAuditService(db),
+    audit: createAuditService(db, clock),
     users,
-    sessions: createSessionService(db, clock),
+    sessions: createSessionService(db, clock, audit),
     invitations: createInvitationService(db, clock, audit, users),
   };
 }

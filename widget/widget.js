@@ -208,6 +208,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       return "You're sending messages too fast. Please wait " + (wait > 0 ? Math.ceil(wait) + ' seconds' : 'a moment') + ' and try again.';
     }
     if (response.status === 409 && problem.code === 'conversation_closed') return 'This conversation has ended.';
+    if (response.status === 409 && problem.code === 'chatbot_not_active') return 'This chat is not taking messages right now. Please try again later.';
     if (response.status === 403) return 'This chat is not available on this site.'; // origin not in allowed_origins
     if (response.status === 400) return (problem.errors && problem.errors[0] && problem.errors[0].message) || problem.detail || 'Please check what you entered.';
     return 'Sorry, something went wrong. Please try again.';
@@ -369,7 +370,9 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       if (!response.ok) {
         const problem = await problemOf(response);
         bubble.remove();
-        if (response.status === 409 || response.status === 401 || response.status === 404) {
+        // A paused agent may be resumed: the text stays in the box (politeError says why), the conversation is kept.
+        const ended = (response.status === 409 && problem.code !== 'chatbot_not_active') || response.status === 401 || response.status === 404;
+        if (ended) {
           mine.classList.add('msg-failed');
           showStatus(response.status === 409 ? 'This conversation has ended.' : 'This conversation is no longer available.', { label: 'Start a new conversation', run: startOver });
         } else {

@@ -1,11 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { prepareDatabase } from '../db/database.js';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { SCOPES } from '../http/scopes.js';
 import { systemContext } from '../lib/actor.js';
 import { systemClock } from '../lib/clock.js';
+import { parseCheckpoint, type AuditCheckpoint } from '../modules/audit/checkpoint.js';
 import { seedDemo } from '../modules/demo/seed.js';
 import { createServices, type Services } from '../services.js';
+import { userCommands } from './user-commands.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 
@@ -37,13 +40,15 @@ export interface CommandOutput {
 export type Writer = (chunk: string) => Promise<void>;
 
 interface CommandEnv {
+  config: Config;
   db: Kysely<Database>;
   services: Services;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-interface Command {
+/** One CLI command: its usage line, its options and what it does. */
+export interface Command {
   usage: string;
   options: Options;
   positionals?: number;
@@ -57,6 +62,29 @@ function required(values: Record<string, string | boolean | undefined>, name: st
 }
 
 const json = { json: { type: 'boolean' as const } };
+
+/** The audit signing key, or a clear error: checkpoints cannot be signed or checked without it. */
+function signingKey(config: Config): string {
+  if (config.audit.signingKey === null) {
+    throw new ConfigError('AUDIT_SIGNING_KEY is not set: audit checkpoints are signed and checked with it (a secret of at least 32 characters kept outside the database, e.g. `openssl rand -hex 32`)');
+  }
+  return config.audit.signingKey;
+}
+
+/** Reads a checkpoint file written from `audit checkpoint --json`. */
+async function readCheckpoint(file: string): Promise<AuditCheckpoint> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CommandFailure(`cannot read checkpoint ${file}: ${(error as Error).message}`, { reason: 'unreadable_checkpoint', file });
+  }
+  const checkpoint = parseCheckpoint(text);
+  if (!checkpoint) {
+    throw new CommandFailure(`${file} is not a checkpoint: expected the one JSON object that \`audit checkpoint --json\` prints`, { reason: 'malformed_checkpoint', file });
+  }
+  return checkpoint;
+}
 
 const COMMANDS: Record<string, Command> = {
   'workspace create': {
@@ -137,16 +165,41 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'audit verify': {
-    usage: 'audit verify --workspace WS_ID [--json]',
-    options: { workspace: { type: 'string' }, ...json },
-    async run({ services }, values) {
+    usage: 'audit verify --workspace WS_ID [--checkpoint FILE] [--json]\n    with --checkpoint: also that the chain still holds the signed checkpoint in FILE (needs AUDIT_SIGNING_KEY)',
+    options: { workspace: { type: 'string' }, checkpoint: { type: 'string' }, ...json },
+    async run({ config, services }, values) {
       const workspace = await services.workspaces.get(required(values, 'workspace'));
+      if (values.checkpoint !== undefined) {
+        const file = required(values, 'checkpoint');
+        const key = signingKey(config);
+        const result = await services.audit.verifyCheckpoint(workspace.id, await readCheckpoint(file), key);
+        if (!result.ok) throw new CommandFailure(`audit chain of ${workspace.id} FAILS checkpoint ${file}: ${result.reason}`, result);
+        const { seq, hash, created_at } = result.checkpoint;
+        return {
+          json: result,
+          text: `audit chain of ${workspace.id} is intact: ${result.events} events, head ${result.head.slice(0, 16)}…; it holds the checkpoint of ${created_at} (event #${seq}, hash ${hash.slice(0, 16)}…)`,
+        };
+      }
       const result = await services.audit.verify(workspace.id);
       if (!result.ok) {
         const where = result.eventId ? `event ${result.eventId} (#${result.seq})` : `after event #${result.seq - 1}`;
         throw new CommandFailure(`audit chain of ${workspace.id} is BROKEN at ${where}: ${result.reason}`, result);
       }
       return { json: result, text: `audit chain of ${workspace.id} is intact: ${result.events} events, head ${result.head.slice(0, 16)}…` };
+    },
+  },
+  'audit checkpoint': {
+    usage: 'audit checkpoint --workspace WS_ID [--json]   (signs the newest event with AUDIT_SIGNING_KEY; keep the JSON elsewhere)',
+    options: { workspace: { type: 'string' }, ...json },
+    async run({ config, services }, values) {
+      const workspace = await services.workspaces.get(required(values, 'workspace'));
+      const result = await services.audit.checkpoint(workspace.id, signingKey(config));
+      if (!result.ok) throw new CommandFailure(`no checkpoint: the audit chain of ${workspace.id} is BROKEN at event #${result.seq}: ${result.reason}`, result);
+      const { checkpoint } = result;
+      return {
+        json: checkpoint,
+        text: `checkpoint of ${workspace.id} at event #${checkpoint.seq} (hash ${checkpoint.hash.slice(0, 16)}…), signed ${checkpoint.created_at}; take it with --json and keep it outside this database`,
+      };
     },
   },
   'audit export': {
@@ -162,6 +215,7 @@ const COMMANDS: Record<string, Command> = {
       return { json: undefined, text: '', streamed: true, count };
     },
   },
+  ...userCommands,
   migrate: {
     usage: 'migrate [--json]',
     options: { ...json },
@@ -196,7 +250,7 @@ export async function runCommand(config: Config, argv: string[], write: Writer):
   const { handle: database, applied } = await prepareDatabase(config.database);
   try {
     const services = createServices({ db: database.db, clock: systemClock });
-    const output = await command.run({ db: database.db, services }, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, write);
+    const output = await command.run({ config, db: database.db, services }, parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, write);
     if (key === 'migrate') output.json = { status: 'up_to_date', applied };
     if (key === 'migrate') output.text = applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date';
     return { output, asJson: parsed.values.json === true };

@@ -9,7 +9,7 @@ import { conversationRoutes } from './routes/conversations.js';
 import { leadRoutes } from './routes/leads.js';
 import { settingsRoutes } from './routes/settings.js';
 import { sessionHook } from './session.js';
-import { signInLimiter } from './sign-in-limit.js';
+import { publicRouteBudget, signInLimiter } from './sign-in-limit.js';
 import { registerWebApp } from './static.js';
 
 /** What the dashboard needs besides the app's services and config. */
@@ -27,6 +27,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     scope.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
+    // The public routes' per-IP budget first: before the session lookup and before any body is read.
+    scope.addHook('onRequest', publicRouteBudget(deps.rateLimitStore, config.signInLimit));
     scope.addHook('onRequest', sessionHook(services.sessions, config));
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');

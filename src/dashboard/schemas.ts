@@ -23,6 +23,9 @@ export const SignUpBody = Type.Object(
 /** POST /app/api/signin. */
 export const SignInBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
 
+/** POST /app/api/account/password: the signed-in user's current password and the new one. */
+export const ChangePasswordBody = Type.Object({ current_password: Password, new_password: Password }, { additionalProperties: false });
+
 /** POST /app/api/session/workspace. */
 export const SwitchWorkspaceBody = Type.Object({ workspace_id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 

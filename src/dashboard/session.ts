@@ -26,15 +26,23 @@ export const SESSION_COOKIE = 'sid';
 /** The header every state-changing dashboard request must carry. */
 export const CSRF_HEADER = 'x-csrf-token';
 
-/** The value of one cookie of the request, if present. */
+/** The value of one cookie of the request, if present; a value that is not valid percent-encoding counts as absent. */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const index = part.indexOf('=');
-    if (index > 0 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+    if (index > 0 && part.slice(0, index).trim() === name) return decodeCookieValue(part.slice(index + 1).trim());
   }
   return undefined;
+}
+
+function decodeCookieValue(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined; // e.g. `sid=%E0%A4%A`: no session, not a 500
+  }
 }
 
 /** Sets (or, with null, clears) the session cookie: HttpOnly, SameSite=Lax, Path=/, Secure behind https. */

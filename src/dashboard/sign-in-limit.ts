@@ -3,26 +3,41 @@ import type { Config } from '../config.js';
 import { AppError } from '../http/errors.js';
 import { askStore } from '../http/rate-limit.js';
 import { tokenHash } from '../lib/tokens.js';
-import type { RateLimitStore } from '../lib/rate-limit/types.js';
+import type { Budget, RateLimitStore } from '../lib/rate-limit/types.js';
 
 const WINDOW_MS = 15 * 60_000;
 
+// Spends one request from the budgets, or refuses with 429 and Retry-After.
+async function spend(store: RateLimitStore, budgets: Budget[], reply: FastifyReply, refusal: string): Promise<void> {
+  const decision = await askStore(store, budgets, true);
+  if (!decision.allowed) {
+    const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    reply.header('Retry-After', String(retryAfter));
+    throw new AppError('rate_limited', `${refusal}; try again in ${retryAfter} s.`, { 'violated-policies': decision.violated }, { 'Retry-After': String(retryAfter) });
+  }
+}
+
 /**
- * Spends one sign-in attempt from the IP+email budget and the IP budget together (GCRA, the API's store:
- * Redis on the several-instance shape), or refuses with 429 and Retry-After. The email is hashed so the
- * store never holds addresses.
+ * onRequest of /app/api: each request to a public route (sign-in, sign-up, invitation lookup) spends one from
+ * the client IP's budget before its body is read, so a malformed or oversized body costs its sender too and
+ * an exhausted budget is refused without parsing anything (GCRA, the API's store: Redis on the
+ * several-instance shape).
+ */
+export function publicRouteBudget(store: RateLimitStore, limits: Config['signInLimit']) {
+  return async function spendIpBudget(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!request.routeOptions.config.publicRoute) return;
+    const budget = { policy: 'sign_in_ip', id: `signin:${request.ip ?? 'unknown'}`, limit: limits.perIp, windowMs: WINDOW_MS };
+    await spend(store, [budget], reply, 'Too many sign-in, sign-up or invitation requests from this address');
+  };
+}
+
+/**
+ * Spends one sign-in attempt from the IP+email budget (the IP's own budget was spent by `publicRouteBudget`),
+ * or refuses with 429 and Retry-After. The email is hashed so the store never holds addresses.
  */
 export function signInLimiter(store: RateLimitStore, limits: Config['signInLimit']) {
   return async function spendAttempt(request: FastifyRequest, reply: FastifyReply, email: string): Promise<void> {
-    const ip = request.ip ?? 'unknown';
-    const decision = await askStore(store, [
-      { policy: 'sign_in', id: `signin:${ip}:${tokenHash(email.trim().toLowerCase())}`, limit: limits.perIpAndEmail, windowMs: WINDOW_MS },
-      { policy: 'sign_in_ip', id: `signin:${ip}`, limit: limits.perIp, windowMs: WINDOW_MS },
-    ], true);
-    if (!decision.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      reply.header('Retry-After', String(retryAfter));
-      throw new AppError('rate_limited', `Too many sign-in attempts; try again in ${retryAfter} s.`, { violated_policies: decision.violated }, { 'Retry-After': String(retryAfter) });
-    }
+    const id = `signin:${request.ip ?? 'unknown'}:${tokenHash(email.trim().toLowerCase())}`;
+    await spend(store, [{ policy: 'sign_in', id, limit: limits.perIpAndEmail, windowMs: WINDOW_MS }], reply, 'Too many sign-in attempts');
   };
 }

@@ -11,28 +11,58 @@ export interface DatabaseHandle {
   kind: DatabaseConfig['kind'];
   /** Cheap round trip used by /readyz. */
   ping(): Promise<void>;
+  /** Whether writes fail for lack of disk space right now (SQLite; PostgreSQL's own disk is its business). */
+  storageFull(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-function openSqlite(file: string): Kysely<Database> {
+function openSqlite(file: string): { db: Kysely<Database>; connections: SqliteConnections } {
   const connections = new SqliteConnections(file);
   const db = new Kysely<Database>({ dialect: sqliteDialect(connections) });
   registerSqlite(db, connections);
-  return db;
+  return { db, connections };
+}
+
+/** pg's error for a query that outlived `query_timeout`. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * A pg client that closes its connection when a query outlives `query_timeout`. pg only stops waiting: the
+ * query may still run, or its bytes sit in a stalled network, so the connection's state (a transaction
+ * left open, an answer still to come) is unknown; handed back to the pool it would serve the next request
+ * from that state. Ended, it leaves the pool (pg-pool drops a client that is ending).
+ */
+class TimeBoundClient extends pg.Client {
+  // One signature for pg's overloads: whatever `query` returns is passed on untouched.
+  override query(...args: never[]): never {
+    const result = (super.query as (...params: unknown[]) => unknown)(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if (error instanceof Error && error.message === QUERY_TIMEOUT_MESSAGE) this.end().catch(() => undefined);
+      });
+    }
+    return result as never;
+  }
 }
 
 function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Kysely<Database> {
   const pool = new pg.Pool({
+    Client: TimeBoundClient,
     connectionString: config.url,
     max: config.poolMax,
     connectionTimeoutMillis: config.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     statement_timeout: config.statementTimeoutMs,
+    // A database that stops answering (packets dropped, nothing reset) fails each query after this long
+    // instead of holding its request for the whole outage.
+    query_timeout: config.queryTimeoutMs,
     // A transaction left open by an instance that froze or lost its network (an idempotent POST holds one,
     // with the key's lock) is ended by PostgreSQL after 10 s, and a dead peer is noticed by TCP keepalive:
     // nothing such an instance leaves behind blocks a retry for long. Requests' transactions are short.
     idle_in_transaction_session_timeout: 10_000,
     keepAlive: true,
+    // Without a delay Node leaves the first probe to the OS default (two hours on Linux).
+    keepAliveInitialDelayMillis: 10_000,
     ...(config.schema ? { options: `-c search_path=${config.schema}` } : {}),
   });
   // A client losing its connection (server restart, network cut) must not crash the process: idle
@@ -45,13 +75,15 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Ky
 
 /** Opens the configured database. Call `migrateToLatest` before serving. */
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  const db = config.kind === 'postgres' ? openPostgres(config) : openSqlite(config.path);
+  const sqlite = config.kind === 'sqlite' ? openSqlite(config.path) : null;
+  const db = sqlite ? sqlite.db : openPostgres(config as Extract<DatabaseConfig, { kind: 'postgres' }>);
   return {
     db,
     kind: config.kind,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    storageFull: async () => (sqlite ? sqlite.connections.storageFull() : false),
     close: () => db.destroy(),
   };
 }

@@ -61,7 +61,9 @@ export function isRetryableTransactionError(error: unknown): boolean {
 
 // SQLITE_BUSY: another process held the file's write lock past busy_timeout (5 s).
 const UNAVAILABLE_CODES = new Set(['SQLITE_BUSY', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
-const UNAVAILABLE_MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection.*(closed|ended)/i, /client has encountered a connection error/i, /cannot use a pool after calling end/i];
+// 'Query read timeout': pg's query_timeout (a database that stopped answering); the client is then ended,
+// so what the request runs on it next (its rollback) fails as 'closed and is not queryable'.
+const UNAVAILABLE_MESSAGES = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection.*(closed|ended)/i, /client has encountered a connection error/i, /cannot use a pool after calling end/i, /^query read timeout$/i, /client was closed and is not queryable/i];
 
 /** True when an error means the database cannot be reached right now (answer 503 and retry later). */
 export function isUnavailableError(error: unknown): boolean {
@@ -69,6 +71,24 @@ export function isUnavailableError(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message));
+}
+
+// PostgreSQL cancelled a statement that ran (or waited for a lock) too long: statement_timeout (57014),
+// lock_timeout or NOWAIT (55P03). The transaction is rolled back, so running it again is safe.
+// SQLITE_ABORT_ROLLBACK: SQLite rolled a group of writes back by itself for another member's failure.
+const ROLLED_BACK_CODES = new Set(['57014', '55P03', 'SQLITE_ABORT_ROLLBACK']);
+
+/** True when the database gave up on a statement for lack of time or a lock, rolling its transaction back. */
+export function isCancelledStatementError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && ROLLED_BACK_CODES.has(String((error as { code?: unknown }).code));
+}
+
+// SQLITE_FULL: the disk (or the file-size limit) is full; 53100: PostgreSQL's disk_full.
+const STORAGE_FULL_CODES = new Set(['SQLITE_FULL', '53100']);
+
+/** True when a write failed because the database has no room left. */
+export function isStorageFullError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && STORAGE_FULL_CODES.has(String((error as { code?: unknown }).code));
 }
 
 /**

@@ -206,6 +206,9 @@ export interface InvitationsTable {
   expires_at: string;
   accepted_at: string | null;
   accepted_by: string | null;
+  revoked_at: string | null;
+  /** `user:<id>` of the member who revoked it. */
+  revoked_by: string | null;
 }
 
 /** A durable request for the agent's answer to one visitor message (see src/modules/runtime). */

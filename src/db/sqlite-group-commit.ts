@@ -3,6 +3,22 @@ export interface WriterStatements {
   run(text: string): void;
   /** Whether the connection is inside a transaction (SQLite may roll one back by itself on some errors). */
   readonly inTransaction: boolean;
+  /** The code of the last failed write, when known: why SQLite rolled a transaction back by itself. */
+  readonly lastFailureCode?: string | null;
+}
+
+/**
+ * SQLite rolled a transaction back by itself (a full disk, an I/O error). `code` is that error's code when
+ * known (`SQLITE_FULL`), else SQLITE_ABORT_ROLLBACK; either way nothing of the transaction was kept.
+ */
+export class RolledBackByDatabase extends Error {
+  override name = 'RolledBackByDatabase';
+  readonly code: string;
+
+  constructor(message: string, cause: string | null | undefined) {
+    super(message);
+    this.code = cause ?? 'SQLITE_ABORT_ROLLBACK';
+  }
 }
 
 /** Hands the writer connection to one user at a time (first come, first served). */
@@ -132,7 +148,7 @@ export class GroupCommit {
     }
     if (!this.writer.inTransaction) {
       // SQLite rolled the whole transaction back by itself (a full disk, an I/O error): the group's work is gone.
-      this.abandon(new Error('the database rolled back the transaction of a group of writes; retry'));
+      this.abandon(new RolledBackByDatabase('the database rolled back the transaction of a group of writes; retry', this.writer.lastFailureCode));
       member.release();
       return;
     }

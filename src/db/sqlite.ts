@@ -13,9 +13,11 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import { GroupCommit, Mutex, type GroupLimits, type Member } from './sqlite-group-commit.js';
+import { GroupCommit, Mutex, RolledBackByDatabase, type GroupLimits, type Member } from './sqlite-group-commit.js';
 
 const STATEMENT_CACHE_SIZE = 500;
+/** Free space on the database's filesystem that counts as room for writes again after SQLITE_FULL. */
+const STORAGE_ROOM_BYTES = 1024 * 1024;
 
 type RowBuilder = (values: unknown[]) => Record<string, unknown>;
 
@@ -90,10 +92,20 @@ export class SqliteConnections {
   readonly reader: CachedConnection | null;
   /** Every use of the writer goes through here: one at a time, committed in groups. */
   readonly writes: GroupCommit;
+  /**
+   * The code of the last write that failed since the last successful commit, or null: an error about a
+   * transaction that SQLite rolled back by itself carries it, so the client learns why (SQLITE_FULL).
+   */
+  lastWriteFailure: string | null = null;
+  /** A write failed for lack of space, and the filesystem has not had room since (see `storageFull`). */
+  private outOfSpace = false;
   private readonly dataVersionStatement: SQLite.Statement;
 
   /** `groupLimits`: how large and how old a group of writes may grow (the defaults, unless a test pins them). */
-  constructor(file: string, groupLimits?: GroupLimits) {
+  constructor(
+    private readonly file: string,
+    groupLimits?: GroupLimits,
+  ) {
     const inMemory = file === ':memory:';
     if (!inMemory) fs.mkdirSync(path.dirname(file), { recursive: true });
     this.writer = new CachedConnection(configure(new SQLite(file)));
@@ -102,11 +114,44 @@ export class SqliteConnections {
     this.reader?.raw.pragma('query_only = ON');
     this.dataVersionStatement = this.writer.raw.prepare('pragma data_version').pluck();
     const writer = this.writer;
+    const connections = this; // eslint-disable-line @typescript-eslint/no-this-alias -- read by the getter below
     this.writes = new GroupCommit(
-      { run: (text) => void writer.run(text, []), get inTransaction() { return writer.raw.inTransaction; } },
+      {
+        run: (text) => void this.write(() => writer.run(text, []), text === 'commit'),
+        get inTransaction() { return writer.raw.inTransaction; },
+        get lastFailureCode() { return connections.lastWriteFailure; },
+      },
       new Mutex(),
       groupLimits,
     );
+  }
+
+  /** Runs a statement on the writer, remembering why it failed, or that a commit succeeded. */
+  write<T>(statement: () => T, commits = false): T {
+    let result: T;
+    try {
+      result = statement();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && code.startsWith('SQLITE_') && !code.startsWith('SQLITE_CONSTRAINT')) this.lastWriteFailure = code;
+      if (code === 'SQLITE_FULL') this.outOfSpace = true;
+      throw error;
+    }
+    if (commits) this.lastWriteFailure = null;
+    return result;
+  }
+
+  /**
+   * Whether writes fail for lack of space: one failed with SQLITE_FULL and the file's filesystem has had
+   * less than STORAGE_ROOM_BYTES free ever since. Asked of the filesystem, not of a write: a full disk
+   * leaves reads working, a commit that changed nothing succeeds, and a one-page probe write fits in what
+   * a failed larger write left behind.
+   */
+  async storageFull(): Promise<boolean> {
+    if (!this.outOfSpace) return false;
+    const { bavail, bsize } = await fs.promises.statfs(path.dirname(this.file));
+    if (bavail * bsize >= STORAGE_ROOM_BYTES) this.outOfSpace = false;
+    return this.outOfSpace;
   }
 
   /** The data_version read in this turn of the event loop, until the turn ends. */
@@ -165,15 +210,15 @@ class RoutedConnection implements DatabaseConnection {
     if (this.member) {
       // SQLite rolls a whole transaction back by itself on a few errors (a full disk, I/O): what follows
       // must not run outside it, one autocommitted statement at a time.
-      if (!writer.raw.inTransaction) throw new Error('the transaction was rolled back by the database');
-      return writer.run(query.sql, query.parameters) as QueryResult<R>;
+      if (!writer.raw.inTransaction) throw new RolledBackByDatabase('the transaction was rolled back by the database', this.connections.lastWriteFailure);
+      return this.connections.write(() => writer.run(query.sql, query.parameters)) as QueryResult<R>;
     }
     if (reader && SelectQueryNode.is(query.query)) return reader.run(query.sql, query.parameters) as QueryResult<R>;
     // A single write (or a read of an in-memory database) is a member of a group of its own.
     const member = await writes.begin();
     let result: QueryResult<R>;
     try {
-      result = writer.run(query.sql, query.parameters) as QueryResult<R>;
+      result = this.connections.write(() => writer.run(query.sql, query.parameters)) as QueryResult<R>;
     } catch (error) {
       await writes.rollback(member);
       throw error;

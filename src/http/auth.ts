@@ -82,7 +82,7 @@ export function accessPolicy(options: AccessPolicyOptions) {
       throw new AppError(
         'rate_limited',
         `Too many requests with a missing or invalid API key from this address; retry after ${retryAfter} s.`,
-        { violated_policies: ['failed-auth'] },
+        { 'violated-policies': ['failed-auth'] },
         { 'Retry-After': String(retryAfter) },
       );
     }

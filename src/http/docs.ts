@@ -10,6 +10,7 @@ const inlineCode = (text: string) => escape(text).replace(/`([^`]+)`/g, '<code>$
 
 function schemaSummary(schema: Json | undefined): string {
   if (!schema) return '';
+  if (typeof schema.$ref === 'string') return schema.$ref.split('/').pop()!;
   if (schema.anyOf) return (schema.anyOf as Json[]).map(schemaSummary).join(' | ');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.type === 'array') return `${schemaSummary(schema.items)}[]`;
@@ -26,12 +27,14 @@ function fieldsTable(schema: Json | undefined): string {
   return `<table><tr><th>Field</th><th>Type</th><th>Notes</th></tr>${rows}</table>`;
 }
 
-function operationHtml(method: string, path: string, op: Json): string {
+function operationHtml(method: string, path: string, op: Json, schemas: Json): string {
   const params = (op.parameters ?? []) as Json[];
   const paramRows = params
     .map((p) => `<tr><td><code>${escape(p.name)}</code> (${escape(p.in)})${p.required ? ' *' : ''}</td><td>${escape(schemaSummary(p.schema))}</td><td>${inlineCode(p.description ?? p.schema?.description ?? '')}</td></tr>`)
     .join('');
-  const body = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
+  const bodyRef = op.requestBody?.content?.['application/json']?.schema as Json | undefined;
+  // Shared shapes are $refs into components.schemas.
+  const body = typeof bodyRef?.$ref === 'string' ? (schemas[bodyRef.$ref.split('/').pop()!] as Json | undefined) : bodyRef;
   const responses = Object.entries(op.responses ?? {})
     .map(([status, r]) => `<li><b>${escape(status)}</b> ${inlineCode((r as Json).description ?? '')}</li>`)
     .join('');
@@ -54,7 +57,7 @@ export function registerDocs(app: FastifyInstance): void {
     if (!cached) {
       const doc = app.swagger() as Json;
       const sections = Object.entries(doc.paths as Json)
-        .flatMap(([path, methods]) => Object.entries(methods as Json).map(([method, op]) => operationHtml(method, path, op as Json)))
+        .flatMap(([path, methods]) => Object.entries(methods as Json).map(([method, op]) => operationHtml(method, path, op as Json, doc.components?.schemas ?? {})))
         .join('\n');
       const toc = Object.entries(doc.paths as Json)
         .flatMap(([path, methods]) => Object.entries(methods as Json).map(([method, op]) => `<li><a href="#${escape((op as Json).operationId)}">${method.toUpperCase()} ${escape(path)}</a> — ${escape((op as Json).summary)}</li>`))

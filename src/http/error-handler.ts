@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isUnavailableError } from '../db/dialect.js';
+import { isCancelledStatementError, isStorageFullError, isUnavailableError } from '../db/dialect.js';
 import { AppError, problemType } from './errors.js';
-import { toFieldErrors } from './validation.js';
+import { toFieldErrors, validationDetail } from './validation.js';
 
 /** Sends an AppError as RFC 9457 problem details. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
@@ -30,7 +30,7 @@ const FASTIFY_CODES: Record<string, (error: FastifyError) => AppError> = {
     new AppError('unsupported_media_type', 'Request bodies must be JSON: send Content-Type: application/json.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     new AppError('invalid_request', 'The Content-Length header does not match the body.'),
-  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('payload_too_large', 'The request body is larger than the limit (1 MiB).'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('payload_too_large', 'The request body is larger than this operation accepts.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () =>
     new AppError('invalid_request', 'The body is empty but Content-Type says JSON: send a JSON object.'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('invalid_request', 'The body is not valid JSON.'),
@@ -42,7 +42,7 @@ export function toAppError(error: FastifyError): AppError {
   if (error.validation) {
     const context = error.validationContext;
     const where = context === 'querystring' ? 'query string' : context === 'params' ? 'path' : (context ?? 'body');
-    return AppError.validation(`The request ${where} is invalid.`, toFieldErrors(error.validation as never, context));
+    return AppError.validation(validationDetail(error.validation as never, `The request ${where} is invalid.`), toFieldErrors(error.validation as never, context));
   }
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return mapped(error);
@@ -51,6 +51,13 @@ export function toAppError(error: FastifyError): AppError {
   }
   if (isUnavailableError(error)) {
     return new AppError('service_unavailable', 'The database is unreachable right now; retry shortly.', {}, { 'Retry-After': '5' });
+  }
+  // Both roll the write back whole: nothing was kept, and the same request may be sent again.
+  if (isCancelledStatementError(error)) {
+    return new AppError('service_unavailable', 'The database was too busy to finish this request in time; nothing was written. Retry shortly.', {}, { 'Retry-After': '1' });
+  }
+  if (isStorageFullError(error)) {
+    return new AppError('storage_full', 'The database has no room left for writes; nothing was written. Retry once space is freed.', {}, { 'Retry-After': '30' });
   }
   const status = error.statusCode ?? 500;
   if (status === 413) return new AppError('payload_too_large', 'The request body is too large.');
@@ -82,7 +89,19 @@ export function installErrorHandling(app: FastifyInstance): void {
     else request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, problem);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, new AppError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  // No route for this method: 405 with Allow when the path has routes for other methods (RFC 9110 §15.5.6),
+  // before any authentication: it reveals only the route table, which the OpenAPI documents publish.
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = ROUTABLE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    // A route of this very method that found nothing (reply.callNotFound) is a plain 404.
+    if (allowed.length > 0 && !allowed.includes(request.method as (typeof ROUTABLE_METHODS)[number])) {
+      const problem = new AppError('method_not_allowed', `${request.method} is not supported on ${path}; it supports ${allowed.join(', ')}.`, {}, { Allow: allowed.join(', ') });
+      return sendProblem(request, reply, problem);
+    }
+    return sendProblem(request, reply, new AppError('not_found', `No route for ${request.method} ${path}.`));
+  });
 }
+
+/** The methods a 405's Allow header can name. */
+const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

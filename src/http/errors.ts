@@ -17,11 +17,14 @@ export const ERROR_CODES = {
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   insufficient_role: { status: 403, title: 'Not allowed for your role' },
   csrf_failed: { status: 403, title: 'CSRF check failed' },
+  signup_closed: { status: 403, title: 'Sign-up is closed' },
+  invitation_email_mismatch: { status: 403, title: 'Invitation is for another email' },
   invalid_visitor_token: { status: 401, title: 'Invalid visitor token' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   not_acceptable: { status: 406, title: 'Not acceptable' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   invalid_status_transition: { status: 409, title: 'Invalid status transition' },
   chatbot_archived: { status: 409, title: 'AI Agent is archived' },
   chatbot_not_active: { status: 409, title: 'AI Agent is not active' },
@@ -35,8 +38,10 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  request_header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  storage_full: { status: 503, title: 'Storage full' },
 } as const;
 
 /** A stable, snake_case error code. */
@@ -46,7 +51,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export type ProblemExtensions = {
   errors?: FieldError[];
   required_scope?: string;
-  violated_policies?: string[];
+  'violated-policies'?: string[];
   [member: string]: unknown;
 };
 

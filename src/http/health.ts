@@ -1,8 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 
+/** How long /readyz waits for the database: it answers within 2 s even when the database hangs. */
+const PROBE_TIMEOUT_MS = 1000;
+
+/** Runs `work`, or rejects once `ms` have passed (the work itself is bounded elsewhere: query_timeout). */
+async function withDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * /healthz: the process is up. /readyz: it can serve — the database answers and, with REDIS_URL, Redis
- * too (when Redis is down under a `local` or `open` policy the service still serves and says so).
+ * /healthz: the process is up. /readyz: it can serve — the database answers (within 1 s) and has room for
+ * writes, and, with REDIS_URL, Redis too (when Redis is down under a `local` or `open` policy the service
+ * still serves and says so).
  */
 export function registerHealth(app: FastifyInstance): void {
   app.get('/healthz', { schema: { hide: true }, logLevel: 'warn' }, async () => ({ status: 'ok' }));
@@ -10,8 +27,13 @@ export function registerHealth(app: FastifyInstance): void {
     const checks: Record<string, string> = {};
     let ready = true;
     try {
-      await app.database.ping();
-      checks.database = 'ok';
+      // Within its own deadline: a database that stops answering must not stall the probe.
+      const storageFull = await withDeadline(PROBE_TIMEOUT_MS, async () => {
+        await app.database.ping();
+        return app.database.storageFull();
+      });
+      checks.database = storageFull ? 'storage_full' : 'ok';
+      ready = !storageFull;
     } catch (error) {
       request.log.warn({ err: error }, 'readiness: database unreachable');
       checks.database = 'unreachable';

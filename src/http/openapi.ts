@@ -56,7 +56,51 @@ const WIDGET_PREFIX = '/widget/v1';
 type OpenApiObject = { paths?: Record<string, unknown>; components?: Record<string, unknown>; [key: string]: unknown };
 const widgetDocuments = new WeakMap<FastifyInstance, OpenApiObject>();
 
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Moves every named shape (a schema with a `title`: Problem, Chatbot, ChatbotList, CreateLead…) of these
+ * paths into `components.schemas` and puts a `$ref` where it was, so each shape is written once and
+ * generated clients name it once. The route schemas stay whole for validation and serialization; only
+ * the document is rewritten. A response's schema loses the copy of the response's description it carries.
+ */
+function withSharedSchemas(paths: Record<string, unknown>): { paths: Record<string, unknown>; schemas: Json } {
+  const schemas: Json = {};
+  const hoist = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(hoist);
+    if (!isObject(node)) return node;
+    const out: Json = {};
+    for (const [key, child] of Object.entries(node)) out[key] = hoist(child);
+    if (typeof out.title !== 'string' || out.$ref !== undefined) return out;
+    const { description, ...shape } = out;
+    const known = schemas[out.title];
+    if (known !== undefined && JSON.stringify(known) !== JSON.stringify(shape)) {
+      throw new Error(`two different schemas are titled "${out.title}": give one another title`);
+    }
+    schemas[out.title] = shape;
+    const ref = `#/components/schemas/${out.title}`;
+    return description === undefined ? { $ref: ref } : { $ref: ref, description };
+  };
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(isObject(item) ? item : {})) {
+      for (const response of Object.values(isObject(operation) && isObject(operation.responses) ? operation.responses : {})) {
+        if (!isObject(response) || !isObject(response.content)) continue;
+        for (const media of Object.values(response.content)) {
+          if (isObject(media) && isObject(media.schema) && media.schema.description === response.description) delete media.schema.description;
+        }
+      }
+    }
+  }
+  const rewritten = hoist(paths) as Record<string, unknown>;
+  return { paths: rewritten, schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
 function widgetDocumentFrom(full: OpenApiObject, paths: Record<string, unknown>): OpenApiObject {
+  const shared = withSharedSchemas(paths);
   return {
     openapi: '3.1.0',
     info: {
@@ -73,9 +117,10 @@ function widgetDocumentFrom(full: OpenApiObject, paths: Record<string, unknown>)
     },
     servers: [{ url: WIDGET_PREFIX, description: 'This service' }],
     tags: [{ name: 'Widget', description: 'Public chat endpoints (visitor token).' }],
-    paths,
+    paths: shared.paths,
     components: {
       ...(full.components ?? {}),
+      schemas: shared.schemas,
       securitySchemes: { visitorToken: VISITOR_TOKEN_SCHEME },
     },
   };
@@ -107,7 +152,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       widgetDocuments.set(app, widgetDocumentFrom(full, widgetPaths));
       const components = (full.components ?? {}) as { securitySchemes?: Record<string, unknown> };
       const { visitorToken: _widgetOnly, ...securitySchemes } = components.securitySchemes ?? {};
-      return { ...full, paths: apiPaths, components: { ...components, securitySchemes } } as never;
+      const shared = withSharedSchemas(apiPaths);
+      return { ...full, paths: shared.paths, components: { ...components, schemas: shared.schemas, securitySchemes } } as never;
     },
   });
 }

@@ -16,7 +16,10 @@ export const HEADERS = {
   },
   'Retry-After': { type: 'integer', description: 'Seconds to wait before retrying; a request sent after that long is allowed.' },
   'WWW-Authenticate': { type: 'string', description: 'The bearer challenge (RFC 6750).' },
-  ETag: { type: 'string', description: 'Version of the resource; send it back in `If-Match` to update safely.' },
+  ETag: {
+    type: 'string',
+    description: 'Version of the resource; send it back in `If-Match` to update safely, or in `If-None-Match` to read it only when it changed.',
+  },
   Location: { type: 'string', description: 'URL of the created resource.' },
   Link: { type: 'string', description: 'Link to the next page (`rel="next"`), when there is one.' },
   'Idempotent-Replayed': { type: 'string', description: '`true` when this response is the stored result of an earlier request with the same Idempotency-Key.' },
@@ -42,7 +45,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'The Idempotency-Key was used before with a different request.',
   429: 'A rate limit was exceeded: per key, per workspace, or the client address\'s budget of failed authentications (then before any key lookup).',
   500: 'Unexpected error; the body carries the request id.',
-  503: 'A dependency is unavailable; retry after the given time.',
+  503: 'A dependency (the database, the rate-limit store) is unavailable or too busy; nothing was changed, retry after the given time.',
 };
 
 const HEADERS_BY_STATUS: Partial<Record<number, HeaderName[]>> = {
@@ -75,10 +78,30 @@ export interface OperationSpec<P, Q, B> {
   params?: P;
   querystring?: Q;
   body?: B;
-  success: { status: 200 | 201; description: string; schema: TSchema };
+  success: {
+    status: 200 | 201;
+    description: string;
+    schema: TSchema;
+    /** The body is one version of a resource: sent with its `ETag` (a GET then answers 304 to a matching `If-None-Match`). */
+    versioned?: boolean;
+    /** The body is a page of a list: sent with `Link` when there is a next page. */
+    page?: boolean;
+  };
   /** Statuses this operation adds to the common ones, with what they mean here. */
-  errors?: Partial<Record<400 | 404 | 409 | 412 | 422, string>>;
+  errors?: Partial<Record<400 | 404 | 409 | 412 | 422 | 503, string>>;
 }
+
+// The request headers an operation may take (documented as header parameters).
+const IDEMPOTENCY_KEY = Type.String({
+  description:
+    'Makes the POST safe to retry: 1 to 255 printable ASCII characters (plain or a quoted Structured-Field string). A retry with the same key within 24 hours returns the original status and body.',
+});
+const IF_MATCH = Type.String({
+  description: 'The ETag you read (or a list of them, or `*`): the update is applied only if the resource still has it, else 412 `precondition_failed`.',
+});
+const IF_NONE_MATCH = Type.String({
+  description: 'ETags you hold (a list, weak forms allowed, or `*`): when one is the current version, the answer is 304 without a body.',
+});
 
 /**
  * Builds the Fastify route options of an operation: the schema (validation, serialization and OpenAPI
@@ -92,6 +115,8 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
     [403, undefined],
     [429, undefined],
     [500, undefined],
+    // Every operation reads the database (and spends from the rate-limit store).
+    [503, undefined],
   ]);
   if (spec.params || spec.querystring || spec.body) statuses.set(400, undefined);
   if (spec.params) statuses.set(404, undefined);
@@ -108,27 +133,24 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
 
   const successHeaders: HeaderName[] = [...COMMON_HEADERS];
   if (spec.method === 'POST') successHeaders.push('Location', 'Idempotent-Replayed');
-  if (spec.method === 'PATCH' || (spec.method === 'GET' && spec.params)) successHeaders.push('ETag');
-  if (spec.method === 'GET' && !spec.params) successHeaders.push('Link');
+  if (spec.success.versioned) successHeaders.push('ETag');
+  if (spec.success.page) successHeaders.push('Link');
+  const conditionalGet = spec.method === 'GET' && spec.success.versioned === true;
 
   const response: Record<number, unknown> = {
     [spec.success.status]: Type.Unsafe({ ...spec.success.schema, description: spec.success.description, headers: headers(successHeaders) }),
   };
+  // `type: null`: no body (and no `content` in the document).
+  if (conditionalGet) {
+    response[304] = { type: 'null', description: 'Not modified: `If-None-Match` names the current version.', headers: headers([...COMMON_HEADERS, 'ETag']) };
+  }
   for (const [status, text] of [...statuses].sort(([a], [b]) => a - b)) response[status] = problemResponse(status, text);
 
-  const postHeaders =
-    spec.method === 'POST'
-      ? {
-          headers: Type.Object({
-            'idempotency-key': Type.Optional(
-              Type.String({
-                description:
-                  'Makes the POST safe to retry: 1 to 255 printable ASCII characters (plain or a quoted Structured-Field string). A retry with the same key within 24 hours returns the original status and body.',
-              }),
-            ),
-          }),
-        }
-      : {};
+  const requestHeaders = {
+    ...(spec.method === 'POST' ? { 'idempotency-key': Type.Optional(IDEMPOTENCY_KEY) } : {}),
+    ...(spec.method === 'PATCH' ? { 'if-match': Type.Optional(IF_MATCH) } : {}),
+    ...(conditionalGet ? { 'if-none-match': Type.Optional(IF_NONE_MATCH) } : {}),
+  };
 
   return {
     schema: {
@@ -142,7 +164,7 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
       // Operations without query parameters still refuse unknown ones (400 naming the parameter).
       querystring: spec.querystring ?? Type.Object({}, { additionalProperties: false }),
       ...(spec.body ? { body: spec.body as Exclude<B, undefined> } : {}),
-      ...postHeaders,
+      ...(Object.keys(requestHeaders).length > 0 ? { headers: Type.Object(requestHeaders) } : {}),
       response,
     },
     config: { scope: spec.scope },

@@ -91,7 +91,7 @@ function applyDecision(policy: string, decision: RateDecision, reply: FastifyRep
     throw new AppError(
       'rate_limited',
       `Rate limit exceeded (${decision.violated.join(' and ')} budget); retry after ${retryAfter} s.`,
-      { violated_policies: decision.violated },
+      { 'violated-policies': decision.violated },
       { 'Retry-After': String(retryAfter) },
     );
   }

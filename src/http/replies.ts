@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ifNoneMatchSatisfied } from '../lib/versioning.js';
 import type { Page } from './pagination.js';
 
 declare module 'fastify' {
@@ -7,6 +8,11 @@ declare module 'fastify' {
     links<T>(page: Page<T>): FastifyReply;
     /** Sets 201, `Location` and (when given) `ETag` for a created resource. */
     created(location: string, etag?: string): FastifyReply;
+    /**
+     * Sends one version of a resource with its `ETag`; a GET whose `If-None-Match` names that version gets
+     * 304 without a body instead (RFC 9110 §13.1.2).
+     */
+    sendVersion(etag: string, body: unknown): FastifyReply;
   }
 }
 
@@ -24,5 +30,11 @@ export function installReplyHelpers(app: FastifyInstance): void {
     this.code(201).header('Location', location);
     if (etag) this.header('ETag', etag);
     return this;
+  });
+  app.decorateReply('sendVersion', function sendVersion(this: FastifyReply, etag: string, body: unknown) {
+    this.header('ETag', etag);
+    const method = this.request.method;
+    if ((method === 'GET' || method === 'HEAD') && ifNoneMatchSatisfied(this.request.headers['if-none-match'], etag)) return this.code(304).send();
+    return this.send(body);
   });
 }

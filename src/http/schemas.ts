@@ -24,6 +24,18 @@ export const Metadata = Type.Record(Type.String({ maxLength: 40 }), Type.String(
   description: 'Free key-value pairs (at most 50 keys; keys up to 40, values up to 500 characters).',
 });
 
+/**
+ * "At least one of these string fields, present and not null", stated in the schema (an `anyOf` of required
+ * branches, so the OpenAPI document and generated clients carry the rule); a body that meets none gets one
+ * 400 with `detail`, and `message` on each field's pointer (validation.ts). Spread into an object's options.
+ */
+export function AtLeastOneOf(fields: string[], detail: string, message: string) {
+  return {
+    anyOf: fields.map((name) => ({ required: [name], properties: { [name]: { type: 'string' } } })),
+    'x-unmet': { fields, detail, message },
+  };
+}
+
 /** RFC 9457 problem details, with the service's extension members. */
 export const Problem = Type.Object(
   {
@@ -48,7 +60,12 @@ export const Problem = Type.Object(
       ),
     ),
     required_scope: Type.Optional(Type.String({ description: 'With 403: the scope the operation requires.' })),
-    violated_policies: Type.Optional(Type.Array(Type.String(), { description: 'With 429: the rate-limit policies that refused the request (`key`, `workspace`).' })),
+    // The member's name is the RateLimit header draft's (draft-ietf-httpapi-ratelimit-headers), hyphen included.
+    'violated-policies': Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'With 429: the rate-limit policies that refused the request (`key`, `workspace`, or `failed-auth`; the names used in `RateLimit-Policy`).',
+      }),
+    ),
   },
   { additionalProperties: true, title: 'Problem' },
 );

@@ -2,19 +2,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/schema.js';
+import { ifNoneMatchSatisfied } from '../lib/versioning.js';
 import { chatPageRoutes } from '../modules/chat-page/routes.js';
 
 // widget/ sits at the repository root, two levels above this file both in src/http and in dist/http.
 const WIDGET_FILE = new URL('../../widget/widget.js', import.meta.url);
-
-/** Whether an If-None-Match header names this ETag (a list, weak forms or `*`). */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim().replace(/^W\//, '');
-    return tag === '*' || tag === etag;
-  });
-}
 
 /**
  * The browser-facing assets: `GET /widget.js` (the embeddable widget, read once at startup; public, cached
@@ -33,7 +25,7 @@ export function widgetAssets(db: Db) {
         .header('Cache-Control', 'public, max-age=300')
         .header('ETag', etag)
         .header('X-Content-Type-Options', 'nosniff');
-      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      if (ifNoneMatchSatisfied(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.type('application/javascript; charset=utf-8').send(script);
     });
     await app.register(chatPageRoutes(db));

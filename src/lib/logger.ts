@@ -20,6 +20,7 @@ export const REDACTED_PATHS = [
   'apiKey',
   'llm.openai.apiKey',
   'llm.anthropic.apiKey',
+  'audit.signingKey',
 ];
 
 /** Where log lines go: pino calls `write` with one complete JSON line at a time (tests pass collectors). */

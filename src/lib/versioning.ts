@@ -15,6 +15,18 @@ export function ifMatchSatisfied(header: string | undefined, current: string): b
 }
 
 /**
+ * True when an If-None-Match header value names the current ETag (RFC 9110 §13.1.2): `*`, or a list of
+ * entity tags compared weakly (`W/"x"` matches `"x"`). A GET then answers 304.
+ */
+export function ifNoneMatchSatisfied(header: string | undefined, current: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = current.replace(/^W\//, '');
+  for (const [tag] of header.matchAll(/(?:W\/)?"[^"]*"/g)) if (tag.replace(/^W\//, '') === opaque) return true;
+  return false;
+}
+
+/**
  * The `updated_at` of a change: now, but always later than the previous version, so two updates within
  * one millisecond still get different ETags.
  */

@@ -41,7 +41,7 @@ describe('failed authentications per client IP', () => {
     expect(statuses.slice(BUDGET)).toEqual(Array(300 - BUDGET).fill(429));
     const refused = await from(storm, `Bearer ${generateApiKeySecret()}`);
     const problem = expectProblem(refused, 429, 'rate_limited');
-    expect(problem.violated_policies).toEqual(['failed-auth']);
+    expect(problem['violated-policies']).toEqual(['failed-auth']);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Beyond the budget even a valid key from that address waits: the address is refused before any lookup.
     expectProblem(await from(storm, `Bearer ${tenant.key}`), 429, 'rate_limited');

@@ -51,7 +51,6 @@ beforeAll(async () => {
   bots.draft = await makeChatbot(tenant, { name: 'draft' });
   bots.paused = await makeChatbot(tenant, { name: 'paused' });
   await patch(bots.paused.id, 'active');
-  await patch(bots.paused.id, 'paused');
   bots.archived = await makeChatbot(tenant, { name: 'archived' });
   await patch(bots.archived.id, 'archived');
 
@@ -71,6 +70,8 @@ beforeAll(async () => {
   const c2 = await t.app.services.conversations.start(ctx, { chatbotId: bots.paused.id, channel: 'api' });
   await post(c2.id, 'question');
   await t.app.services.conversations.close(ctx, c2.id);
+  // Paused only now: a paused agent's conversations take no visitor messages.
+  await patch(bots.paused.id, 'paused');
   await must(tenant.request('POST', '/api/v1/leads', { email: 'c1@example.com', conversation_id: c1.id }), 201);
   await must(tenant.request('POST', '/api/v1/leads', { phone: '+1 555 0100' }), 201);
 

@@ -187,6 +187,28 @@ describe('audit log: one event per successful write', () => {
     expect(await t.app.services.audit.verify(tenant.workspaceId)).toMatchObject({ ok: true, events: before + 60 });
   });
 
+  it('verifies a live chain: writes that commit while it reads are not reported as a break', async () => {
+    const tenant = await t.tenant();
+    const before = (await auditEvents(t.app, tenant.workspaceId)).length;
+    // Writers keep committing while verification runs over and over: each verification reads the events,
+    // then the recorded head, and writes land in between.
+    let writing = true;
+    let written = 0;
+    const writer = async (w: number) => {
+      for (let i = 0; writing; i++) {
+        expect((await send(t.app, tenant.key, 'POST', '/api/v1/leads', { email: `live${w}-${i}@example.com` })).statusCode).toBe(201);
+        written += 1;
+      }
+    };
+    const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+    const verifications = [];
+    for (let i = 0; i < 150; i++) verifications.push(await t.app.services.audit.verify(tenant.workspaceId));
+    writing = false;
+    await Promise.all(writers);
+    expect(verifications.filter((v) => !v.ok)).toEqual([]);
+    expect(await t.app.services.audit.verify(tenant.workspaceId)).toMatchObject({ ok: true, events: before + written });
+  });
+
   it('is append-only: the database refuses UPDATE and DELETE of events', async () => {
     const tenant = await t.tenant();
     await makeLead(tenant);

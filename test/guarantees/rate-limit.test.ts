@@ -30,7 +30,7 @@ function expectPolicy(response: LightMyRequestResponse, key: number, workspace: 
 function expect429(response: LightMyRequestResponse, violated: string[]): number {
   const body = expectProblem(response, 429, 'rate_limited');
   expect(body.type).toBe(QUOTA_EXCEEDED);
-  expect(body.violated_policies).toEqual(violated);
+  expect(body['violated-policies']).toEqual(violated);
   expect(response.headers['retry-after']).toMatch(/^[1-9]\d*$/);
   const retryAfter = Number(response.headers['retry-after']);
   // Retry-After governs and must not point earlier than the RateLimit reset of a violated policy.

@@ -36,7 +36,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config & { database
   const databaseEnv = freshDatabaseEnv();
   const base = loadConfig({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...databaseEnv });
   // Budgets far above what a suite sends, unless a test is about rate limits (or failed authentications).
-  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, failedAuthPerIpPerMinute: 1_000_000, ...overrides, databaseEnv };
+  // SIGNUP=open: suites sign up many accounts (test/dashboard/signup-policy.test.ts holds the first-only default).
+  return { ...base, rateLimit: { keyPerMinute: 1_000_000, workspacePerMinute: 1_000_000 }, failedAuthPerIpPerMinute: 1_000_000, signup: 'open', ...overrides, databaseEnv };
 }
 
 /** Builds the real app (buildApp) on a fresh database. Close it in afterAll. */

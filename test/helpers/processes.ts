@@ -107,3 +107,13 @@ export async function cliTenant(env: Record<string, string>, scopes = 'all'): Pr
   const key = await cliJson<{ id: string; key: string }>(env, 'key', 'create', '--workspace', workspace.id, '--scopes', scopes);
   return { workspaceId: workspace.id, key: key.key, keyId: key.id };
 }
+
+/** Asks `probe` every 200 ms until `accept` takes its answer or `timeoutMs` pass; returns the last answer (the test asserts on it). */
+export async function probeUntil<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

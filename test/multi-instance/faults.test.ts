@@ -1,19 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropDatabase, freshDatabaseEnv } from '../helpers/database.js';
-import { cli, cliTenant, startServer, type ServerProcess } from '../helpers/processes.js';
+import { cli, cliTenant, probeUntil, startServer, type ServerProcess } from '../helpers/processes.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Cuts PostgreSQL and, separately, Redis off during traffic through TCP proxies the test controls,
 // and checks the 503 / policy behaviour and that the service recovers by itself.
-
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('dependency faults', () => {
   const pgUrl = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
@@ -73,7 +64,7 @@ describe('dependency faults', () => {
     expect(((await ready.json()) as { checks: Record<string, string> }).checks.database).toBe('unreachable');
 
     await pgProxy.restore();
-    const after = await eventually(() => post(localPolicy, 2), (r) => r.status === 201);
+    const after = await probeUntil(() => post(localPolicy, 2), (r) => r.status === 201);
     expect(after.status).toBe(201);
     expect((await fetch(`${localPolicy.url}/readyz`)).status).toBe(200);
     // Nothing acknowledged was lost: the two acknowledged leads exist, the refused one does not.
@@ -98,11 +89,11 @@ describe('dependency faults', () => {
     expect(((await localReady.json()) as { checks: Record<string, string> }).checks.redis).toBe('unreachable');
 
     await redisProxy.restore();
-    const recovered = await eventually(
+    const recovered = await probeUntil(
       () => fetch(`${closedPolicy.url}/api/v1/chatbots`, { headers: { authorization: `Bearer ${tenant.key}` } }),
       (r) => r.status === 200,
     );
     expect(recovered.status).toBe(200);
-    expect((await eventually(() => fetch(`${closedPolicy.url}/readyz`), (r) => r.status === 200)).status).toBe(200);
+    expect((await probeUntil(() => fetch(`${closedPolicy.url}/readyz`), (r) => r.status === 200)).status).toBe(200);
   });
 });

@@ -37,7 +37,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(statuses.slice(KEY_LIMIT)).toEqual(Array(4).fill(429));
     const refused = await call(a, key, '/chatbots');
     expect(refused.status).toBe(429);
-    expect(((await refused.json()) as { violated_policies: string[] }).violated_policies).toEqual(['key']);
+    expect(((await refused.json()) as { 'violated-policies': string[] })['violated-policies']).toEqual(['key']);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
@@ -50,7 +50,7 @@ describe('two instances on one PostgreSQL and one Redis', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(WORKSPACE_LIMIT);
     expect(statuses.slice(WORKSPACE_LIMIT)).toEqual([429, 429, 429]);
     const refused = await call(b, keys[0]!, '/leads');
-    expect(((await refused.json()) as { violated_policies: string[] }).violated_policies).toContain('workspace');
+    expect(((await refused.json()) as { 'violated-policies': string[] })['violated-policies']).toContain('workspace');
   });
 
   it('creates one resource for one Idempotency-Key sent concurrently to both instances, and replays it on either', async () => {

@@ -140,7 +140,7 @@ describe('widget access: rate limits', () => {
     expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201]);
     expect(statuses.slice(5)).toEqual([429, 429, 429]);
     const problem = expectProblem(refused!, 429, 'rate_limited');
-    expect(problem.violated_policies).toEqual(['ip']);
+    expect(problem['violated-policies']).toEqual(['ip']);
     expect(Number(refused!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect((await widget(t.app, 'POST', `/widget/v1/chatbots/${botId}/conversations`, { ip: randomIp(), body: {} })).statusCode).toBe(201);
   });
@@ -153,7 +153,7 @@ describe('widget access: rate limits', () => {
     }
     expect(statuses).toEqual([201, 201, 201, 429]);
     const refused = await widget(t.app, 'POST', `/widget/v1/conversations/${id}/messages`, { token, ip: randomIp(), body: { content: 'again' } });
-    expect(expectProblem(refused, 429, 'rate_limited').violated_policies).toEqual(['conversation']);
+    expect(expectProblem(refused, 429, 'rate_limited')['violated-policies']).toEqual(['conversation']);
     const stored = (await tenant.request('GET', `/api/v1/conversations/${id}/messages`)).json().data.filter((m: { role: string }) => m.role === 'user');
     expect(stored).toHaveLength(3);
   });

@@ -183,7 +183,7 @@ describe('idle close', () => {
   const clock = { now: () => new Date(Date.now() + offsetMs), monotonicMs: () => performance.now() };
 
   beforeAll(async () => {
-    t = await createTestApp({ runtime: { idleCloseMinutes: 30, pollIntervalMs: 100, leaseMs: 30_000, replyDelayMs: 0 } }, { clock });
+    t = await createTestApp({ runtime: { idleCloseMinutes: 30, pollIntervalMs: 100, leaseMs: 30_000, replyConcurrency: 4, replyDelayMs: 0 } }, { clock });
     tenant = await t.tenant();
   });
   afterAll(async () => t.close());

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError, setCsrfToken } from './api';
+import { Account } from './pages/Account';
 import { AgentEditor } from './pages/AgentEditor';
 import { Agents } from './pages/Agents';
 import { Analytics } from './pages/Analytics';
@@ -34,6 +35,7 @@ function Page({ path }: { path: string }) {
       if (id === 'developers') return <Developers />;
       if (id === 'members') return <Members />;
       if (id === 'audit') return <AuditLog />;
+      if (id === 'account') return <Account />;
       return <Settings />;
     default:
       return <p>Page not found. <Link to="/">Go home</Link></p>;

@@ -19,12 +19,12 @@ export function agentRoutes(services: Services, preview: Preview): FastifyPlugin
 
     app.get('/chatbots/:id', { schema: { params: IdParams } }, async (request, reply) => {
       const { chatbot, etag } = await chatbots.get(dashboardContext(request), request.params.id);
-      return reply.header('ETag', etag).send(chatbot);
+      return reply.sendVersion(etag, chatbot);
     });
 
     app.patch('/chatbots/:id', { schema: { params: IdParams, body: UpdateChatbotBody } }, async (request, reply) => {
       const { chatbot, etag } = await chatbots.update(dashboardContext(request), request.params.id, request.body, request.headers['if-match']);
-      return reply.header('ETag', etag).send(chatbot);
+      return reply.sendVersion(etag, chatbot);
     });
 
     app.post('/chatbots/:id/preview', { schema: { params: IdParams } }, async (request, reply) =>

@@ -40,8 +40,13 @@ export function settingsRoutes(services: Services): FastifyPluginAsyncTypebox {
 
     // The token goes in the link's fragment, which browsers never send: it cannot end up in access logs.
     app.post('/invitations', { schema: { body: CreateInvitationBody }, config: admin }, async (request, reply) => {
-      const { invitation, token } = await invitations.create(dashboardContext(request), request.session!.role, request.body);
+      const { invitation, token } = await invitations.create(dashboardContext(request), request.session!.role, { ...request.body, ttlDays: app.config.invitationTtlDays });
       return reply.code(201).send({ ...invitation, token, url: `${app.config.publicUrl}/invite#${token}` });
+    });
+
+    app.delete('/invitations/:id', { schema: { params: IdParams }, config: admin }, async (request, reply) => {
+      await invitations.revoke(dashboardContext(request), request.session!.role, request.params.id);
+      return reply.code(204).send();
     });
 
     app.patch('/members/:user_id', { schema: { params: UserParams, body: ChangeRoleBody }, config: admin }, async (request) =>

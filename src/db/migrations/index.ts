@@ -7,6 +7,7 @@ import * as m0006 from './0006_accounts.js';
 import * as m0007 from './0007_runtime.js';
 import * as m0008 from './0008_idempotency_records_by_rowid.js';
 import * as m0009 from './0009_idempotency_records_keyed.js';
+import * as m0010 from './0010_invitation_revocation.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0007_runtime': m0007,
   '0008_idempotency_records_by_rowid': m0008,
   '0009_idempotency_records_keyed': m0009,
+  '0010_invitation_revocation': m0010,
 };

@@ -3,15 +3,16 @@ import { IdOf, Nullable, Timestamp } from '../../http/schemas.js';
 
 const Count = Type.Integer({ minimum: 0 });
 
+/** A day: an RFC 3339 `date`, or a `date-time` whose UTC day is meant. */
+function DateOrDateTime(description: string) {
+  return Type.Union([Type.String({ format: 'date', maxLength: 40 }), Type.String({ format: 'date-time', maxLength: 40 })], { description });
+}
+
 /** Query of GET /analytics. */
 export const AnalyticsQuery = Type.Object(
   {
-    from: Type.Optional(
-      Type.String({ maxLength: 40, description: 'First day of the period (a date, or a date-time whose UTC day is meant). Default: 29 days before `to`.' }),
-    ),
-    to: Type.Optional(
-      Type.String({ maxLength: 40, description: 'Last day of the period, included (a date, or a date-time whose UTC day is meant). Default: today (UTC).' }),
-    ),
+    from: Type.Optional(DateOrDateTime('First day of the period (a date, or a date-time whose UTC day is meant). Default: 29 days before `to`.')),
+    to: Type.Optional(DateOrDateTime('Last day of the period, included (a date, or a date-time whose UTC day is meant). Default: today (UTC).')),
     chatbot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only this AI Agent.' })),
   },
   { additionalProperties: false },

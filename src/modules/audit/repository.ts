@@ -51,6 +51,11 @@ export const auditRepository = {
     return row ? { seq: Number(row.audit_seq), hash: row.audit_head } : undefined;
   },
 
+  /** The id and hash of the event at `seq` of a workspace's chain. */
+  async atSeq(db: Db, workspaceId: string, seq: number): Promise<{ id: string; hash: string } | undefined> {
+    return db.selectFrom('audit_events').select(['id', 'hash']).where('workspace_id', '=', workspaceId).where('seq', '=', seq).executeTakeFirst();
+  },
+
   /** Events of a workspace in chain order (oldest first), in batches for long chains. */
   async inOrder(db: Db, workspaceId: string, afterSeq: number, limit: number): Promise<AuditEventsTable[]> {
     return db

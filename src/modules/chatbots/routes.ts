@@ -21,7 +21,7 @@ export function chatbotRoutes(chatbots: ChatbotService): FastifyPluginAsyncTypeb
         tag: TAG,
         scope: 'chatbots:read',
         querystring: ListChatbotsQuery,
-        success: { status: 200, description: 'A page of AI Agents.', schema: ChatbotList },
+        success: { status: 200, description: 'A page of AI Agents.', schema: ChatbotList, page: true },
       }),
       async (request, reply) => reply.links(await chatbots.list(apiContext(request), request.query)),
     );
@@ -37,7 +37,7 @@ export function chatbotRoutes(chatbots: ChatbotService): FastifyPluginAsyncTypeb
         tag: TAG,
         scope: 'chatbots:write',
         body: CreateChatbotBody,
-        success: { status: 201, description: 'The new draft AI Agent.', schema: Chatbot },
+        success: { status: 201, description: 'The new draft AI Agent.', schema: Chatbot, versioned: true },
       }),
       async (request, reply) => {
         const { chatbot, etag } = await chatbots.create(apiContext(request), request.body);
@@ -56,11 +56,11 @@ export function chatbotRoutes(chatbots: ChatbotService): FastifyPluginAsyncTypeb
         tag: TAG,
         scope: 'chatbots:read',
         params: IdParams,
-        success: { status: 200, description: 'The AI Agent.', schema: Chatbot },
+        success: { status: 200, description: 'The AI Agent.', schema: Chatbot, versioned: true },
       }),
       async (request, reply) => {
         const { chatbot, etag } = await chatbots.get(apiContext(request), request.params.id);
-        return reply.header('ETag', etag).send(chatbot);
+        return reply.sendVersion(etag, chatbot);
       },
     );
 
@@ -79,12 +79,12 @@ export function chatbotRoutes(chatbots: ChatbotService): FastifyPluginAsyncTypeb
         scope: 'chatbots:write',
         params: IdParams,
         body: UpdateChatbotBody,
-        success: { status: 200, description: 'The updated AI Agent.', schema: Chatbot },
+        success: { status: 200, description: 'The updated AI Agent.', schema: Chatbot, versioned: true },
         errors: { 409: 'The status change is not allowed (`invalid_status_transition`), or the agent is archived (`chatbot_archived`).' },
       }),
       async (request, reply) => {
         const { chatbot, etag } = await chatbots.update(apiContext(request), request.params.id, request.body, request.headers['if-match']);
-        return reply.header('ETag', etag).send(chatbot);
+        return reply.sendVersion(etag, chatbot);
       },
     );
   };

@@ -9,30 +9,35 @@ const ALLOWED: Record<ChatbotStatus, readonly ChatbotStatus[]> = {
   archived: [],
 };
 
-/** The states an agent in `from` may move to. */
-export function allowedTransitions(from: ChatbotStatus): readonly ChatbotStatus[] {
-  return ALLOWED[from];
+/** What publishing needs: a name, and instructions or knowledge to answer with. */
+interface Publishable {
+  name: string;
+  instructions: string;
+  knowledgeCount: number;
+}
+
+function isPublishable(agent: Publishable): boolean {
+  return agent.name.trim() !== '' && (agent.instructions.trim() !== '' || agent.knowledgeCount > 0);
+}
+
+/** The states an agent in `from` may move to now: `active` only when it has something to answer with. */
+export function allowedTransitions(from: ChatbotStatus, agent: Publishable): ChatbotStatus[] {
+  return ALLOWED[from].filter((to) => to !== 'active' || isPublishable(agent));
 }
 
 /**
  * Checks a status change; throws 409 `invalid_status_transition` for a move the state machine forbids,
- * or for publishing an agent that has nothing to answer with (no instructions and no knowledge).
+ * or for publishing an agent that has nothing to answer with (no instructions and no knowledge). The
+ * problem lists (`allowed_transitions`) and names only the moves that are open from the current state.
  */
-export function assertTransition(from: ChatbotStatus, to: ChatbotStatus, publishable: { name: string; instructions: string; knowledgeCount: number }): void {
+export function assertTransition(from: ChatbotStatus, to: ChatbotStatus, agent: Publishable): void {
   if (from === to) return;
-  if (!ALLOWED[from].includes(to)) {
-    const allowed = ALLOWED[from];
-    throw new AppError(
-      'invalid_status_transition',
-      `An AI Agent cannot move from "${from}" to "${to}"` + (allowed.length ? `; from "${from}" it can move to: ${allowed.join(', ')}.` : `; "${from}" is final.`),
-      { from, to, allowed_transitions: [...allowed] },
-    );
-  }
-  if (to === 'active' && (publishable.name.trim() === '' || (publishable.instructions.trim() === '' && publishable.knowledgeCount === 0))) {
-    throw new AppError('invalid_status_transition', 'An AI Agent needs a name and instructions or knowledge before it can be published.', {
-      from,
-      to,
-      allowed_transitions: [...ALLOWED[from]],
-    });
-  }
+  const allowed = allowedTransitions(from, agent);
+  if (allowed.includes(to)) return;
+  const open = allowed.length > 0 ? `from "${from}" it can move to: ${allowed.join(', ')}.` : `"${from}" is final.`;
+  const reason =
+    ALLOWED[from].includes(to) && to === 'active'
+      ? 'An AI Agent needs a name and instructions or knowledge before it can be published'
+      : 'The AI Agent cannot make this status change';
+  throw new AppError('invalid_status_transition', `${reason}; ${open}`, { from, to, allowed_transitions: allowed });
 }

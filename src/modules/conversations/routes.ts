@@ -23,7 +23,7 @@ export function conversationRoutes(conversations: ConversationService): FastifyP
         tag: TAG,
         scope: 'conversations:read',
         querystring: ListConversationsQuery,
-        success: { status: 200, description: 'A page of conversations.', schema: ConversationList },
+        success: { status: 200, description: 'A page of conversations.', schema: ConversationList, page: true },
       }),
       async (request, reply) => reply.links(await conversations.list(apiContext(request), request.query)),
     );
@@ -39,11 +39,11 @@ export function conversationRoutes(conversations: ConversationService): FastifyP
         tag: TAG,
         scope: 'conversations:read',
         params: IdParams,
-        success: { status: 200, description: 'The conversation.', schema: Conversation },
+        success: { status: 200, description: 'The conversation.', schema: Conversation, versioned: true },
       }),
       async (request, reply) => {
         const { conversation, etag } = await conversations.get(apiContext(request), request.params.id);
-        return reply.header('ETag', etag).send(conversation);
+        return reply.sendVersion(etag, conversation);
       },
     );
   };

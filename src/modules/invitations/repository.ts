@@ -1,6 +1,6 @@
 import type { Db, InvitationsTable } from '../../db/schema.js';
 
-const COLUMNS = ['id', 'token_hash', 'workspace_id', 'role', 'email', 'created_by', 'created_at', 'expires_at', 'accepted_at', 'accepted_by'] as const;
+const COLUMNS = ['id', 'token_hash', 'workspace_id', 'role', 'email', 'created_by', 'created_at', 'expires_at', 'accepted_at', 'accepted_by', 'revoked_at', 'revoked_by'] as const;
 
 /** SQL for invitation links (found by the hash of their token). */
 export const invitationRepository = {
@@ -14,6 +14,24 @@ export const invitationRepository = {
     return db.selectFrom('invitations').select(COLUMNS).where('token_hash', '=', tokenHash).executeTakeFirst();
   },
 
+  /** An invitation of a workspace by id. */
+  async find(db: Db, workspaceId: string, id: string): Promise<InvitationsTable | undefined> {
+    return db.selectFrom('invitations').select(COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  },
+
+  /** Revokes an unused invitation, once. Returns whether this call did it. */
+  async revoke(db: Db, workspaceId: string, id: string, by: string, at: string): Promise<boolean> {
+    const result = await db
+      .updateTable('invitations')
+      .set({ revoked_at: at, revoked_by: by })
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
   /** Marks an invitation used, once. Returns whether this call did it (a second use finds it taken). */
   async accept(db: Db, id: string, userId: string, at: string): Promise<boolean> {
     const result = await db
@@ -21,17 +39,19 @@ export const invitationRepository = {
       .set({ accepted_at: at, accepted_by: userId })
       .where('id', '=', id)
       .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
 
-  /** Open (unused, unexpired) invitations of a workspace, newest first. */
+  /** Open (unused, unrevoked, unexpired) invitations of a workspace, newest first. */
   async listOpen(db: Db, workspaceId: string, now: string): Promise<InvitationsTable[]> {
     return db
       .selectFrom('invitations')
       .select(COLUMNS)
       .where('workspace_id', '=', workspaceId)
       .where('accepted_at', 'is', null)
+      .where('revoked_at', 'is', null)
       .where('expires_at', '>', now)
       .orderBy('created_at', 'desc')
       .execute();

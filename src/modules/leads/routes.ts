@@ -23,7 +23,7 @@ export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
         tag: TAG,
         scope: 'leads:read',
         querystring: ListLeadsQuery,
-        success: { status: 200, description: 'A page of leads.', schema: LeadList },
+        success: { status: 200, description: 'A page of leads.', schema: LeadList, page: true },
       }),
       async (request, reply) => reply.links(await leads.list(apiContext(request), request.query)),
     );
@@ -39,7 +39,7 @@ export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
         tag: TAG,
         scope: 'leads:write',
         body: CreateLeadBody,
-        success: { status: 201, description: 'The new lead.', schema: Lead },
+        success: { status: 201, description: 'The new lead.', schema: Lead, versioned: true },
       }),
       async (request, reply) => {
         const { lead, etag } = await leads.create(apiContext(request), request.body);
@@ -58,11 +58,11 @@ export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
         tag: TAG,
         scope: 'leads:read',
         params: IdParams,
-        success: { status: 200, description: 'The lead.', schema: Lead },
+        success: { status: 200, description: 'The lead.', schema: Lead, versioned: true },
       }),
       async (request, reply) => {
         const { lead, etag } = await leads.get(apiContext(request), request.params.id);
-        return reply.header('ETag', etag).send(lead);
+        return reply.sendVersion(etag, lead);
       },
     );
 
@@ -80,11 +80,11 @@ export function leadRoutes(leads: LeadService): FastifyPluginAsyncTypebox {
         scope: 'leads:write',
         params: IdParams,
         body: UpdateLeadBody,
-        success: { status: 200, description: 'The updated lead.', schema: Lead },
+        success: { status: 200, description: 'The updated lead.', schema: Lead, versioned: true },
       }),
       async (request, reply) => {
         const { lead, etag } = await leads.update(apiContext(request), request.params.id, request.body, request.headers['if-match']);
-        return reply.header('ETag', etag).send(lead);
+        return reply.sendVersion(etag, lead);
       },
     );
   };

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { IdOf, ListOf, Metadata, Nullable, PageQuery, Timestamp } from '../../http/schemas.js';
+import { AtLeastOneOf, IdOf, ListOf, Metadata, Nullable, PageQuery, Timestamp } from '../../http/schemas.js';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'converted', 'archived'] as const;
 export const LEAD_SOURCES = ['widget', 'api', 'dashboard'] as const;
@@ -42,7 +42,7 @@ const fields = {
   custom_fields: Metadata,
 };
 
-/** Body of POST /leads: an email or a phone is required. */
+/** Body of POST /leads: an email or a phone is required (the schema says so; PATCH is checked by the service on the merged lead). */
 export const CreateLeadBody = Type.Object(
   {
     chatbot_id: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
@@ -54,7 +54,11 @@ export const CreateLeadBody = Type.Object(
     status: Type.Optional(fields.status),
     custom_fields: Type.Optional(fields.custom_fields),
   },
-  { additionalProperties: false, title: 'CreateLead' },
+  {
+    additionalProperties: false,
+    title: 'CreateLead',
+    ...AtLeastOneOf(['email', 'phone'], 'A lead needs an email or a phone number.', 'an email or a phone is required'),
+  },
 );
 export type CreateLeadInput = Static<typeof CreateLeadBody>;
 

@@ -22,7 +22,7 @@ export function messageRoutes(messages: MessageService): FastifyPluginAsyncTypeb
         scope: 'conversations:read',
         params: IdParams,
         querystring: ListMessagesQuery,
-        success: { status: 200, description: 'A page of messages.', schema: MessageList },
+        success: { status: 200, description: 'A page of messages.', schema: MessageList, page: true },
       }),
       async (request, reply) => reply.links(await messages.list(apiContext(request), request.params.id, request.query)),
     );
@@ -42,7 +42,11 @@ export function messageRoutes(messages: MessageService): FastifyPluginAsyncTypeb
         params: IdParams,
         body: CreateMessageBody,
         success: { status: 201, description: 'The stored message.', schema: Message },
-        errors: { 409: 'The conversation is closed (`conversation_closed`), or the same Idempotency-Key is still being processed (`idempotency_key_in_use`, with `Retry-After`).' },
+        errors: {
+          409:
+            'The conversation is closed (`conversation_closed`), a `user` message went to a conversation whose AI Agent is paused or archived (`chatbot_not_active`), ' +
+            'or the same Idempotency-Key is still being processed (`idempotency_key_in_use`, with `Retry-After`).',
+        },
       }),
       async (request, reply) => {
         const message = await messages.send(apiContext(request), request.params.id, request.body);

@@ -8,6 +8,8 @@ import type { OperationContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { nextUpdatedAt } from '../../lib/versioning.js';
+import { assertAgentTalks } from '../chatbots/availability.js';
+import { chatbotRepository } from '../chatbots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
 import { conversationRepository } from '../conversations/repository.js';
 import type { ConversationService } from '../conversations/service.js';
@@ -49,6 +51,8 @@ export function createMessageService(
       if (conversation.status === 'closed') {
         throw new AppError('conversation_closed', 'This conversation is closed and accepts no new messages.');
       }
+      // A visitor's message would make a paused or archived agent answer (and spend); a person may still write.
+      if (input.role === 'user') assertAgentTalks(await chatbotRepository.find(trx, ctx.actor.workspaceId, conversation.chatbot_id), conversation);
       const now = clock.now();
       // Strictly after the previous message, so a transcript's order never depends on id randomness.
       const createdAt = conversation.last_message_at ? nextUpdatedAt(conversation.last_message_at, now) : now.toISOString();

@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/transaction.js';
 import type { OperationContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { agentTalks } from '../chatbots/availability.js';
 import { chatbotRepository } from '../chatbots/repository.js';
 import { conversationRepository, type ConversationRow } from '../conversations/repository.js';
 import type { MessageRow } from '../messages/repository.js';
@@ -17,8 +18,6 @@ import { replyJobRepository, runtimeRepository, type ReplyJobRow } from './repos
 const TRANSCRIPT_LENGTH = 20;
 /** Attempts before a job is given up (the engine already answers provider failures with a fallback). */
 const MAX_ATTEMPTS = 5;
-/** Jobs the poller runs at once per process. */
-const CONCURRENCY = 4;
 
 /** What running a job gave: the stored answer, or null when none was due (human mode, closed, gone). */
 export type JobOutcome = { status: 'answered'; reply: MessageView } | { status: 'silent' } | { status: 'failed'; error: string };
@@ -39,6 +38,8 @@ export interface ReplyWorkerDeps {
   log: WorkerLog;
   leaseMs: number;
   pollIntervalMs: number;
+  /** Jobs the poller runs at once in this process (REPLY_CONCURRENCY); answers given inline by requests are not counted. */
+  concurrency: number;
 }
 
 function later(clock: Clock, ms: number): string {
@@ -57,17 +58,29 @@ function agentContext(workspaceId: string, chatbotId: string, trx: Transaction<D
  * leaves a lease that lapses, and the job is claimed again: that is the crash recovery.
  */
 export function createReplyWorker(deps: ReplyWorkerDeps) {
-  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs } = deps;
+  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs, concurrency } = deps;
+  // Every reply in flight (stop() waits for them), and the poller's own jobs among them (REPLY_CONCURRENCY).
   const active = new Set<Promise<unknown>>();
+  const polled = new Set<Promise<unknown>>();
+  // Jobs this process is running, by id: a request whose job the poller took awaits it here.
+  const running = new Map<string, Promise<JobOutcome>>();
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
-  // Aborted on stop(): a reply being generated ends at once and its job is taken up again after restart.
+  // Aborted by drain() (shutting down): every reply being generated ends at once with the fallback answer,
+  // which is stored and delivered, so no visitor is left without an answer and the process can exit in time.
   let shutdown = new AbortController();
   let ticking = false;
 
   function track<T>(work: Promise<T>): Promise<T> {
     active.add(work);
     void work.finally(() => active.delete(work)).catch(() => undefined);
+    return work;
+  }
+
+  function run(job: ReplyJobRow, stream?: ReplyStream): Promise<JobOutcome> {
+    const work = track(execute(job, stream));
+    running.set(job.id, work);
+    void work.finally(() => running.delete(job.id)).catch(() => undefined);
     return work;
   }
 
@@ -80,8 +93,9 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
         return stored ? { status: 'answered', reply: presentMessage(stored) } : { status: 'silent' };
       }
       const conversation = await conversationRepository.find(trx, job.workspace_id, job.conversation_id, { forUpdate: true });
+      const chatbot = conversation ? await chatbotRepository.find(trx, job.workspace_id, conversation.chatbot_id) : undefined;
       let reply: MessageView | null = null;
-      if (content !== null && conversation && conversation.status === 'open' && conversation.mode === 'agent') {
+      if (content !== null && conversation && chatbot && agentTalks(chatbot, conversation) && conversation.status === 'open' && conversation.mode === 'agent') {
         reply = await messages.append(agentContext(job.workspace_id, conversation.chatbot_id, trx), conversation.id, {
           role: 'assistant',
           content,
@@ -117,11 +131,16 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       const message: MessageRow | undefined = await runtimeRepository.findMessage(db, job.workspace_id, job.message_id);
       const chatbot = conversation ? await chatbotRepository.find(db, job.workspace_id, conversation.chatbot_id) : undefined;
       if (!conversation || !message || !chatbot || conversation.status !== 'open' || conversation.mode !== 'agent') return await finish(job, null);
+      // A paused or archived agent answers nothing (and its model is not called): the job ends without an answer.
+      if (!agentTalks(chatbot, conversation)) {
+        log.info({ job_id: job.id, chatbot_id: chatbot.id, status: chatbot.status }, 'reply job ended without an answer: the agent is not active');
+        return await finish(job, null);
+      }
       const transcript = await runtimeRepository.transcript(db, job.workspace_id, conversation.id, message, TRANSCRIPT_LENGTH);
       const output = await engine.reply({ workspaceId: job.workspace_id, chatbot, transcript, ...stream, signal: shutdown.signal });
-      // Shutting down is not the provider failing: no fallback is stored, the job is answered after restart.
-      if (output.failure === 'aborted') throw new Error('reply generation was aborted (shutting down)');
-      if (output.fallback) log.warn({ job_id: job.id, source: output.source }, 'reply engine answered with its fallback');
+      // Shutting down (drain) ends a reply with the fallback answer, stored like any other.
+      if (output.failure === 'aborted') log.info({ job_id: job.id, source: output.source }, 'reply ended with the fallback answer: shutting down');
+      else if (output.fallback) log.warn({ job_id: job.id, source: output.source, failure: output.failure }, 'reply engine answered with its fallback');
       return await finish(job, output.content);
     } catch (error) {
       await retryOrFail(job, error).catch((cause: unknown) => log.error({ err: cause, job_id: job.id }, 'could not record a reply job failure'));
@@ -136,11 +155,23 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     if (ticking || stopped) return;
     ticking = true;
     try {
-      while (!stopped && active.size < CONCURRENCY) {
+      while (!stopped && polled.size < concurrency) {
         const now = clock.now().toISOString();
         const job = await replyJobRepository.claimNext(db, now, later(clock, leaseMs));
         if (!job) break;
-        void track(execute(job)).then(() => nudge());
+        if (stopped) {
+          // Claimed while draining: not started, so it stays for the next process rather than get the fallback.
+          await replyJobRepository.update(db, job.workspace_id, job.id, { state: 'pending', locked_until: null, updated_at: clock.now().toISOString() });
+          break;
+        }
+        const work = run(job);
+        polled.add(work);
+        void work
+          .finally(() => {
+            polled.delete(work);
+            nudge();
+          })
+          .catch(() => undefined);
       }
     } catch (error) {
       log.warn({ err: error }, 'reply worker could not claim jobs');
@@ -158,13 +189,23 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
   // How long a request waits for another runner's answer before giving up on answering inline.
   async function awaitOtherRunner(job: ReplyJobRow): Promise<JobOutcome> {
     const deadline = Date.now() + leaseMs * 2;
-    while (Date.now() < deadline) {
+    // Draining: the other runner answers (or its job is taken up after restart); this request ends now.
+    while (Date.now() < deadline && !shutdown.signal.aborted) {
       await new Promise((resolve) => setTimeout(resolve, 100));
+      const local = running.get(job.id);
+      if (local) return local;
       const current = await replyJobRepository.findForUpdate(db, job.workspace_id, job.id);
       if (!current || current.state === 'done') return finish(job, null);
       if (current.state === 'failed') return { status: 'failed', error: current.last_error ?? 'failed' };
     }
     return { status: 'failed', error: 'the answer is taking longer than expected; it will appear in the conversation' };
+  }
+
+  function drain(): void {
+    stopped = true;
+    if (timer) clearInterval(timer);
+    timer = null;
+    shutdown.abort(new Error('the server is shutting down'));
   }
 
   return {
@@ -178,12 +219,16 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       void tick();
     },
 
-    /** Stops polling and waits for the jobs that are running. */
+    /**
+     * Shutting down: claims no more jobs and tells every reply in flight (inline answers, streams, worker
+     * jobs) to end now with the fallback answer, which is stored. Jobs not started stay pending for the
+     * next process. Returns at once; stop() waits for the replies.
+     */
+    drain,
+
+    /** Drains (see drain()) and waits for the replies in flight to be stored. */
     async stop(): Promise<void> {
-      stopped = true;
-      shutdown.abort();
-      if (timer) clearInterval(timer);
-      timer = null;
+      drain();
       await Promise.allSettled([...active]);
     },
 
@@ -197,7 +242,8 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       const job = await replyJobRepository.findByMessage(db, workspaceId, messageId);
       if (!job) return null;
       const claimed = await replyJobRepository.claim(db, workspaceId, job.id, clock.now().toISOString(), later(clock, leaseMs));
-      return track(claimed ? execute(claimed, stream) : awaitOtherRunner(job));
+      if (claimed) return run(claimed, stream);
+      return running.get(job.id) ?? track(awaitOtherRunner(job));
     },
   };
 }

@@ -46,6 +46,9 @@ export const StartedConversation = Type.Object(
 );
 export type StartedConversationView = Static<typeof StartedConversation>;
 
+/** Body limit of a visitor message: its 10,000 characters fit even written as `\uXXXX` escapes (6 bytes each). */
+export const VISITOR_MESSAGE_BODY_LIMIT_BYTES = 64 * 1024;
+
 /** Body of POST /widget/v1/conversations/{conversation_id}/messages. */
 export const VisitorMessageBody = Type.Object(
   { content: Type.String({ minLength: 1, maxLength: 10_000, description: 'The visitor\'s text.' }) },

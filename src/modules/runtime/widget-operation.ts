@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { SMALL_BODY_LIMIT_BYTES } from '../../http/json-body.js';
 import { HEADERS } from '../../http/operation.js';
 import { Problem } from '../../http/schemas.js';
 import type { WidgetRouteConfig } from './widget-access.js';
@@ -9,7 +10,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'The page\'s Origin is not in the AI Agent\'s `allowed_origins` (`origin_not_allowed`).',
   404: 'No such AI Agent or conversation (or the token belongs to another conversation).',
   409: 'The AI Agent is not active (`chatbot_not_active`) or the conversation is closed (`conversation_closed`).',
-  413: 'The request body is too large.',
+  413: 'The request body is larger than the operation accepts (16 KiB; 64 KiB for a message).',
   415: 'The request body is not JSON.',
   429: 'Too many requests from this IP address, or too many messages in this conversation; see Retry-After.',
   500: 'Unexpected error; the body carries the request id.',
@@ -33,6 +34,8 @@ export interface WidgetOperationSpec<P, Q, B> {
   /** Extra success representations (the SSE stream), by status and media type. */
   alternatives?: Record<number, { description: string; mediaType: string; schema: TSchema }>;
   errors: number[];
+  /** Largest body accepted; by default SMALL_BODY_LIMIT_BYTES, as widget bodies are a few short fields. */
+  bodyLimit?: number;
 }
 
 /** Route options of a widget operation: the schema (validation, serialization, OpenAPI) and its access rules. */
@@ -57,8 +60,10 @@ export function widgetOperation<P extends TSchema, Q extends TSchema | undefined
       response,
     },
     config: { widget: spec.access },
+    bodyLimit: spec.bodyLimit ?? SMALL_BODY_LIMIT_BYTES,
   } as unknown as {
     schema: { params: P; querystring: Exclude<Q, undefined>; body: Exclude<B, undefined>; response: Record<number, unknown> };
     config: { widget: WidgetRouteConfig };
+    bodyLimit: number;
   };
 }

@@ -5,7 +5,7 @@ import { Lead } from '../leads/schema.js';
 import { ListMessagesQuery, MessageList } from '../messages/schema.js';
 import type { MessageView } from '../messages/schema.js';
 import type { ReplyStream, ReplyWorker } from './reply-worker.js';
-import { ChatbotParams, ConversationParams, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VisitorLeadBody, VisitorMessageBody } from './schema.js';
+import { ChatbotParams, ConversationParams, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody } from './schema.js';
 import { widgetRequestContext } from './widget-access.js';
 import { widgetOperation } from './widget-operation.js';
 import type { VisitorSession, WidgetService } from './widget-service.js';
@@ -88,10 +88,12 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): Fastif
         summary: 'Send a visitor message',
         description:
           'Stores the visitor\'s message and answers it. JSON: 201 with the stored message and the stored answer. With `Accept: text/event-stream`: ' +
-          '200 and server-sent events as the answer is generated. In human mode (an operator took over) there is no answer.',
+          '200 and server-sent events as the answer is generated. In human mode (an operator took over) there is no answer. ' +
+          'Once the AI Agent is paused or archived, its conversations take no new messages (409 `chatbot_not_active`).',
         access: { resource: 'conversation', messageBudget: true },
         params: ConversationParams,
         body: VisitorMessageBody,
+        bodyLimit: VISITOR_MESSAGE_BODY_LIMIT_BYTES,
         success: { status: 201, description: 'The stored message and answer.', schema: MessageExchange },
         alternatives: { 200: { description: 'The exchange as server-sent events (with `Accept: text/event-stream`).', mediaType: 'text/event-stream', schema: MessageEventStream } },
         errors: [400, 401, 403, 404, 409, 413, 415],
@@ -126,12 +128,12 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): Fastif
       widgetOperation({
         operationId: 'widgetSubmitLead',
         summary: 'Leave contact details',
-        description: 'Captures the visitor\'s contact details as the conversation\'s lead (source `widget`); an email or a phone is needed. A second submission updates the same lead.',
+        description: 'Captures the visitor\'s contact details as the conversation\'s lead (source `widget`); an email or a phone is needed. A second submission updates the same lead. 409 `chatbot_not_active` once the AI Agent is paused or archived.',
         access: { resource: 'conversation' },
         params: ConversationParams,
         body: VisitorLeadBody,
         success: { status: 201, description: 'The conversation\'s lead.', schema: Lead },
-        errors: [400, 401, 403, 404, 413, 415],
+        errors: [400, 401, 403, 404, 409, 413, 415],
       }),
       async (request, reply) => reply.code(201).send(await widget.submitLead(session(request), widgetRequestContext(request), request.body)),
     );

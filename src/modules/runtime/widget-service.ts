@@ -7,7 +7,9 @@ import type { Page } from '../../http/pagination.js';
 import type { OperationContext, RequestContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
+import { assertAgentTalks } from '../chatbots/availability.js';
 import { presentChatbot } from '../chatbots/presenter.js';
+import { chatbotRepository } from '../chatbots/repository.js';
 import { conversationRepository, type ConversationRow } from '../conversations/repository.js';
 import type { ConversationService } from '../conversations/service.js';
 import type { LeadView } from '../leads/schema.js';
@@ -86,7 +88,7 @@ export function createWidgetService(deps: {
       return conversation ? { workspaceId: found.workspace_id, conversation } : null;
     },
 
-    /** Stores the visitor's message (its reply job commits with it); 409 when the conversation is closed. */
+    /** Stores the visitor's message (its reply job commits with it); 409 when the conversation is closed or its agent stopped. */
     async send(session: VisitorSession, request: RequestContext, content: string): Promise<MessageView> {
       return messages.append(sessionContext(session, request), session.conversation.id, {
         role: 'user',
@@ -102,12 +104,13 @@ export function createWidgetService(deps: {
 
     /**
      * Captures the visitor's contact details as the conversation's lead (source `widget`). A conversation
-     * has one lead: a second submission updates it with the fields given.
+     * has one lead: a second submission updates it with the fields given. 409 once the agent is paused or archived.
      */
     async submitLead(session: VisitorSession, request: RequestContext, input: VisitorLeadInput): Promise<LeadView> {
       const ctx = sessionContext(session, request);
       return inTransaction(db, ctx, async (trx) => {
         const conversation = await conversations.load({ ...ctx, trx }, session.conversation.id, { forUpdate: true });
+        assertAgentTalks(await chatbotRepository.find(trx, session.workspaceId, conversation.chatbot_id), conversation);
         if (conversation.lead_id) return (await leads.update({ ...ctx, trx }, conversation.lead_id, input)).lead;
         return (await leads.create({ ...ctx, trx }, { ...input, conversation_id: conversation.id }, 'widget')).lead;
       });

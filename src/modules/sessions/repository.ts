@@ -37,6 +37,13 @@ export const sessionRepository = {
     await db.deleteFrom('sessions').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
   },
 
+  /** Ends every session of a user, but the one kept (the session that changed the password), if any. */
+  async deleteForUser(db: Db, userId: string, keepId: string | null): Promise<void> {
+    let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keepId !== null) query = query.where('id', '!=', keepId);
+    await query.execute();
+  },
+
   /** Deletes expired sessions. */
   async deleteExpired(db: Db, now: string): Promise<void> {
     await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();

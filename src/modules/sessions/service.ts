@@ -1,10 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
+import type { OperationContext, RequestContext } from '../../lib/actor.js';
 import { newToken, tokenHash } from '../../lib/tokens.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
+import type { AuditWriter } from '../audit/writer.js';
 import { userRepository, type Role } from '../users/repository.js';
+import { userContext } from '../users/service.js';
 import { sessionRepository } from './repository.js';
 
 /** How long a session lives without use; every use (at most once a minute) extends it. */
@@ -21,23 +25,32 @@ export interface SessionPrincipal {
   csrfToken: string;
 }
 
-/** Server-side dashboard sessions: stored by the hash of the cookie token, so they work across instances. */
-export function createSessionService(db: Kysely<Database>, clock: Clock) {
+/**
+ * Server-side dashboard sessions: stored by the hash of the cookie token, so they work across instances.
+ * Sessions are security events: sign-in, sign-out and workspace switches are audited in the workspace concerned.
+ */
+export function createSessionService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
   return {
-    /** Opens a session for a user in a workspace; returns the cookie token (never stored) and the CSRF token. */
-    async create(userId: string, workspaceId: string): Promise<{ token: string; csrfToken: string; expiresAt: string }> {
+    /**
+     * Opens a session for a user in a workspace; returns the cookie token (never stored) and the CSRF token.
+     * `signIn` records `user.signed_in`; sign-up passes null (its own events, with the same request, cover it).
+     */
+    async create(userId: string, workspaceId: string, signIn: OperationContext | null): Promise<{ token: string; csrfToken: string; expiresAt: string }> {
       const token = newToken();
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
       const csrfToken = newToken();
-      await sessionRepository.insert(db, {
-        id: tokenHash(token),
-        user_id: userId,
-        workspace_id: workspaceId,
-        csrf_token: csrfToken,
-        created_at: now.toISOString(),
-        expires_at: expiresAt,
-        last_seen_at: now.toISOString(),
+      await inTransaction(db, {}, async (trx) => {
+        await sessionRepository.insert(trx, {
+          id: tokenHash(token),
+          user_id: userId,
+          workspace_id: workspaceId,
+          csrf_token: csrfToken,
+          created_at: now.toISOString(),
+          expires_at: expiresAt,
+          last_seen_at: now.toISOString(),
+        });
+        if (signIn) await audit.record(trx, signIn, { action: 'user.signed_in', target: { type: 'user', id: userId }, changes: {} });
       });
       return { token, csrfToken, expiresAt };
     },
@@ -56,16 +69,32 @@ export function createSessionService(db: Kysely<Database>, clock: Clock) {
       return { sessionId: session.id, userId: user.id, email: user.email, workspaceId: session.workspace_id, role, csrfToken: session.csrf_token };
     },
 
-    /** Moves the session to another workspace of its user (404 when not a member there). */
-    async switchWorkspace(principal: SessionPrincipal, workspaceId: string): Promise<void> {
-      const role = isId('workspace', workspaceId) ? await userRepository.role(db, workspaceId, principal.userId) : undefined;
-      if (!role) throw AppError.notFound('workspace', workspaceId);
-      await sessionRepository.setWorkspace(db, principal.sessionId, workspaceId);
+    /**
+     * Moves the session to another workspace of its user (404 when not a member there), audited there as
+     * `session.workspace_switched`; `request` null when the move is part of another audited write (accepting an invitation).
+     */
+    async switchWorkspace(principal: SessionPrincipal, workspaceId: string, request: RequestContext | null): Promise<void> {
+      await inTransaction(db, {}, async (trx) => {
+        const role = isId('workspace', workspaceId) ? await userRepository.role(trx, workspaceId, principal.userId) : undefined;
+        if (!role) throw AppError.notFound('workspace', workspaceId);
+        await sessionRepository.setWorkspace(trx, principal.sessionId, workspaceId);
+        if (request) {
+          await audit.record(trx, userContext({ id: principal.userId, email: principal.email }, workspaceId, request), {
+            action: 'session.workspace_switched',
+            target: { type: 'user', id: principal.userId },
+            changes: { workspace_id: { before: principal.workspaceId, after: workspaceId } },
+          });
+        }
+      });
     },
 
-    /** Ends a session (sign-out). */
-    async end(sessionId: string): Promise<void> {
-      await sessionRepository.delete(db, sessionId);
+    /** Ends a session (sign-out), audited as `user.signed_out` in the session's workspace. */
+    async end(principal: SessionPrincipal, request: RequestContext): Promise<void> {
+      await inTransaction(db, {}, async (trx) => {
+        await sessionRepository.delete(trx, principal.sessionId);
+        const ctx = userContext({ id: principal.userId, email: principal.email }, principal.workspaceId, request);
+        await audit.record(trx, ctx, { action: 'user.signed_out', target: { type: 'user', id: principal.userId }, changes: {} });
+      });
     },
 
     /** Deletes expired sessions (housekeeping). */

@@ -44,6 +44,21 @@ export const userRepository = {
     return db.selectFrom('users').select(['id', 'email', 'password_hash', 'created_at']).where('email', '=', email).executeTakeFirst();
   },
 
+  /** The password hash of a user, for checking the current password before a change. */
+  async passwordHash(db: Db, id: string): Promise<string | undefined> {
+    return (await db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirst())?.password_hash;
+  },
+
+  /** Replaces a user's password hash. */
+  async setPasswordHash(db: Db, id: string, passwordHash: string): Promise<void> {
+    await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+  },
+
+  /** A user by (lowercased) email, without the password hash. */
+  async findByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+    return db.selectFrom('users').select(USER_COLUMNS).where('email', '=', email).executeTakeFirst();
+  },
+
   /** A user by id. */
   async find(db: Db, id: string): Promise<UserRow | undefined> {
     return db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();

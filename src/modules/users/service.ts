@@ -2,13 +2,16 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
-import type { OperationContext, RequestContext } from '../../lib/actor.js';
+import { systemContext, type OperationContext, type RequestContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import type { AuditWriter } from '../audit/writer.js';
 import { sessionRepository } from '../sessions/repository.js';
 import { workspaceRepository } from '../workspaces/repository.js';
+import type { SignupPolicy } from '../../config.js';
+import { tryTransactionLock } from '../../db/dialect.js';
 import { hashPassword, passwordMatches, verifyDecoy } from './passwords.js';
+import { passwordProblem } from './password-policy.js';
 import { userRepository, type MemberRow, type Role, type UserRow, type UserWorkspaceRow } from './repository.js';
 
 /** The roles of a workspace, most powerful first. */
@@ -37,6 +40,9 @@ export interface SignUpInput {
   workspaceName: string;
 }
 
+/** Who sets a new password: the user in a session (kept, the others end), or the operator (every session ends). */
+export type PasswordChanger = { type: 'user'; sessionId: string; request: RequestContext } | { type: 'operator'; name: string };
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Lowercased, trimmed email, or a 400 naming the field. */
@@ -48,10 +54,10 @@ export function normalizeEmail(raw: string): string {
   return email;
 }
 
-function checkPassword(password: string): void {
-  if (password.length < 8 || password.length > 256) {
-    throw AppError.validation('The password must be 8 to 256 characters.', [{ pointer: '/password', message: 'must be 8 to 256 characters' }]);
-  }
+/** A 400 naming the field when a new password is too short, too long or among the most common ones. */
+function checkPassword(password: string, pointer = '/password'): void {
+  const problem = passwordProblem(password);
+  if (problem) throw AppError.validation(`The password ${problem}.`, [{ pointer, message: problem }]);
 }
 
 function presentMember(row: MemberRow): MemberView {
@@ -78,8 +84,11 @@ export function createUserService(db: Kysely<Database>, clock: Clock, audit: Aud
   }
 
   return {
-    /** The first account of a new workspace: the user, the workspace and the owner membership, audited together. */
-    async signUp(input: SignUpInput, request: RequestContext): Promise<{ user: UserRow; workspaceId: string }> {
+    /**
+     * An account with a new workspace: the user, the workspace and the owner membership, audited together.
+     * Under `first-only` only while the instance has no account at all (afterwards invitations create them).
+     */
+    async signUp(input: SignUpInput, request: RequestContext, policy: SignupPolicy): Promise<{ user: UserRow; workspaceId: string }> {
       const email = normalizeEmail(input.email);
       checkPassword(input.password);
       const name = input.workspaceName.trim();
@@ -87,6 +96,10 @@ export function createUserService(db: Kysely<Database>, clock: Clock, audit: Aud
         throw AppError.validation('The workspace name must be 1 to 200 characters.', [{ pointer: '/workspace_name', message: 'must be 1 to 200 characters' }]);
       }
       return inTransaction(db, {}, async (trx) => {
+        // PostgreSQL: two first sign-ups at once must not both find the instance empty.
+        if (policy === 'first-only' && (!(await tryTransactionLock(trx, 'first-sign-up')) || (await userRepository.anyExist(trx)))) {
+          throw new AppError('signup_closed', 'Sign-up is closed on this instance: ask an owner or admin of a workspace for an invitation link.');
+        }
         const user = await insertUser(trx, email, input.password);
         const at = clock.now().toISOString();
         const workspaceId = newId('workspace', Date.parse(at));
@@ -116,6 +129,39 @@ export function createUserService(db: Kysely<Database>, clock: Clock, audit: Aud
         return { id: found.id, email: found.email, created_at: found.created_at };
       }
       throw new AppError('invalid_credentials', 'The email or password is wrong.');
+    },
+
+    /**
+     * Sets a user's password: ends their sessions (but the changing one) and records `user.password_changed`
+     * in each of their workspaces, all in one transaction. A user changing their own must give the current one.
+     */
+    async setPassword(userId: string, newPassword: string, by: PasswordChanger, currentPassword?: string): Promise<void> {
+      checkPassword(newPassword, by.type === 'user' ? '/new_password' : '/password');
+      // Both argon2 computations happen before the transaction: a write transaction never waits on hashing.
+      const stored = await userRepository.passwordHash(db, userId);
+      if (stored === undefined) throw AppError.notFound('user', userId);
+      if (by.type === 'user' && !(await passwordMatches(stored, currentPassword ?? ''))) {
+        throw AppError.validation('The current password is wrong.', [{ pointer: '/current_password', message: 'is not your current password' }]);
+      }
+      const passwordHash = await hashPassword(newPassword);
+      await inTransaction(db, {}, async (trx) => {
+        const user = await userRepository.find(trx, userId);
+        if (!user) throw AppError.notFound('user', userId);
+        // Workspace rows are locked by the audit chain: always in id order, so two changes cannot deadlock.
+        const workspaceIds = (await userRepository.workspacesOf(trx, userId)).map((w) => w.workspace_id).sort();
+        if (workspaceIds.length === 0) throw new AppError('invalid_request', 'This account belongs to no workspace: there is no audit log to record the change in.');
+        await userRepository.setPasswordHash(trx, userId, passwordHash);
+        await sessionRepository.deleteForUser(trx, userId, by.type === 'user' ? by.sessionId : null);
+        for (const workspaceId of workspaceIds) {
+          const ctx = by.type === 'user' ? userContext(user, workspaceId, by.request) : systemContext(workspaceId, by.name);
+          await audit.record(trx, ctx, { action: 'user.password_changed', target: { type: 'user', id: userId }, changes: { sessions_ended: { before: null, after: by.type === 'user' ? 'others' : 'all' } } });
+        }
+      });
+    },
+
+    /** A user by email (any case), or undefined. */
+    async findByEmail(rawEmail: string): Promise<UserRow | undefined> {
+      return userRepository.findByEmail(db, rawEmail.trim().toLowerCase());
     },
 
     /** Whether any account exists at all (a first run has none). */

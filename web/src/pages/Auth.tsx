@@ -60,9 +60,16 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
   );
 }
 
-/** Sign-up: the first account creates its workspace. Email, Password, Workspace name, "Create account". */
-export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Promise<void>; invitationToken?: string }) {
-  const [email, setEmail] = useState('');
+/** The password rule, as the server applies it (src/modules/users/password-policy.ts). */
+export const PASSWORD_HINT = 'At least 10 characters, and not one of the most common passwords.';
+
+/**
+ * Sign-up: an account with its own workspace, when the instance allows it (SIGNUP, asked of the server), or
+ * through an invitation. Email, Password, Workspace name, "Create account".
+ */
+export function SignUp({ onSignedIn, invitationToken, invitedEmail }: { onSignedIn: () => Promise<void>; invitationToken?: string; invitedEmail?: string | null }) {
+  const [email, setEmail] = useState(invitedEmail ?? '');
+  const status = useLoad(() => (invitationToken ? Promise.resolve({ open: true }) : api<{ open: boolean }>('GET', '/signup-status')), [invitationToken]);
   const [password, setPassword] = useState('');
   const [workspaceName, setWorkspaceName] = useState('');
   const { busy, error, run } = useAction();
@@ -83,9 +90,9 @@ export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Prom
       </label>
       <label>
         Password
-        <input type="password" autoComplete="new-password" required minLength={8} aria-describedby="password-hint" value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input type="password" autoComplete="new-password" required minLength={10} aria-describedby="password-hint" value={password} onChange={(e) => setPassword(e.target.value)} />
       </label>
-      <span id="password-hint" className="hint under">At least 8 characters.</span>
+      <span id="password-hint" className="hint under">{PASSWORD_HINT}</span>
       {invitationToken ? null : (
         <label>
           Workspace name
@@ -99,6 +106,19 @@ export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Prom
     </form>
   );
   if (invitationToken) return form;
+  if (!status.data && !status.error) return <p className="loading">Loading…</p>;
+  if (status.data && !status.data.open) {
+    return (
+      <AuthCard title="Create your account">
+        <p className="notice" role="status">
+          Sign-up is closed on this instance: new accounts join through invitation links. Ask an owner or admin of a workspace to invite you.
+        </p>
+        <p>
+          Already have an account? <Link to="/signin">Sign in</Link>
+        </p>
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard title="Create your account">
       <p className="lead">Run AI agents that talk to your website visitors. Your account creates a workspace you own.</p>
@@ -112,7 +132,7 @@ export function SignUp({ onSignedIn, invitationToken }: { onSignedIn: () => Prom
 
 /** An invitation link: accept it signed in, or create an account through it. */
 export function Invite({ token, session, onSignedIn }: { token: string; session: Session | null; onSignedIn: () => Promise<void> }) {
-  const invitation = useLoad(() => api<{ workspace_name: string; role: string }>('POST', '/invitations/lookup', { token }), [token]);
+  const invitation = useLoad(() => api<{ workspace_name: string; role: string; email: string | null }>('POST', '/invitations/lookup', { token }), [token]);
   const { busy, error, run } = useAction();
   async function accept() {
     if (await run(() => api('POST', '/invitations/accept', { token }))) {
@@ -131,7 +151,10 @@ export function Invite({ token, session, onSignedIn }: { token: string; session:
   if (!invitation.data) return <p className="loading">Loading…</p>;
   return (
     <AuthCard title={`Join ${invitation.data.workspace_name}`}>
-      <p>You are invited as {invitation.data.role}.</p>
+      <p>
+        You are invited as {invitation.data.role}
+        {invitation.data.email ? <> (for {invitation.data.email} only)</> : null}.
+      </p>
       {session ? (
         <>
           <p>Signed in as {session.user.email}.</p>
@@ -142,7 +165,7 @@ export function Invite({ token, session, onSignedIn }: { token: string; session:
         </>
       ) : (
         <>
-          <SignUp onSignedIn={onSignedIn} invitationToken={token} />
+          <SignUp onSignedIn={onSignedIn} invitationToken={token} invitedEmail={invitation.data.email} />
           <p>
             Have an account? <Link to={`/signin?next=${encodeURIComponent(`/invite#${token}`)}`}>Sign in to accept</Link>.
           </p>

@@ -15,24 +15,25 @@ interface Invitation {
   id: string;
   role: string;
   email: string | null;
+  created_at: string;
   expires_at: string;
 }
 
-/** Settings → Members: invitation links with a role, the member list, role changes and removal. */
+/** Settings → Members: invitation links with a role (and their revocation), the member list, role changes and removal. */
 export function Members() {
   const { session } = useSession();
   const admin = isAdmin(session);
   const members = useLoad(() => (admin ? api<{ data: Member[]; invitations: Invitation[] }>('GET', '/members') : Promise.resolve(null)), [admin]);
   const [role, setRole] = useState('member');
   const [email, setEmail] = useState('');
-  const [link, setLink] = useState<string | null>(null);
+  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null);
   const action = useAction();
 
   async function invite(event: FormEvent) {
     event.preventDefault();
-    const created = await action.run(() => api<{ url: string }>('POST', '/invitations', { role, email: email || null }));
+    const created = await action.run(() => api<{ url: string; expires_at: string }>('POST', '/invitations', { role, email: email || null }));
     if (created) {
-      setLink(created.url);
+      setLink(created);
       setEmail('');
       members.reload();
     }
@@ -43,6 +44,12 @@ export function Members() {
   async function remove(member: Member) {
     if (!window.confirm(`Remove ${member.email} from ${session.workspace.name}?`)) return;
     await action.run(() => api('DELETE', `/members/${member.user_id}`));
+    members.reload();
+  }
+  async function revoke(invitation: Invitation) {
+    if (!window.confirm(`Revoke the ${invitation.role} invitation${invitation.email ? ` for ${invitation.email}` : ''}? Its link stops working.`)) return;
+    await action.run(() => api('DELETE', `/invitations/${invitation.id}`));
+    setLink(null);
     members.reload();
   }
 
@@ -77,11 +84,15 @@ export function Members() {
             </div>
             {link ? (
               <div className="row" role="status">
-                <code className="secret-value" data-testid="invite-link">{link}</code>
-                <CopyButton text={link} label="Copy link" />
+                <code className="secret-value" data-testid="invite-link">{link.url}</code>
+                <CopyButton text={link.url} label="Copy link" />
+                <span className="hint">Expires {when(link.expires_at)}</span>
               </div>
             ) : null}
-            <p className="hint">The link works once, for 7 days. Members work with agents, conversations and leads; admins also manage keys and members.</p>
+            <p className="hint">
+              The link works once, until it expires or you revoke it; with an email, only that address can use it. Members work with agents, conversations and leads;
+              admins also manage keys and members.
+            </p>
           </form>
           <ErrorText error={action.error ?? members.error} />
           <table>
@@ -119,14 +130,36 @@ export function Members() {
           </table>
           {members.data && members.data.invitations.length > 0 ? (
             <>
-              <h2>Open invitations</h2>
-              <ul className="plain">
-                {members.data.invitations.map((i) => (
-                  <li key={i.id}>
-                    {i.role}{i.email ? ` for ${i.email}` : ''} · expires {when(i.expires_at)}
-                  </li>
-                ))}
-              </ul>
+              <h2>Pending invitations</h2>
+              <table>
+                <caption className="sr-only">Pending invitations</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Role</th>
+                    <th scope="col">For</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col"><span className="sr-only">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {members.data.invitations.map((i) => (
+                    <tr key={i.id}>
+                      <td>{i.role}</td>
+                      <td>{i.email ?? 'anyone with the link'}</td>
+                      <td>{when(i.created_at)}</td>
+                      <td>{when(i.expires_at)}</td>
+                      <td>
+                        {i.role !== 'owner' || session.workspace.role === 'owner' ? (
+                          <button type="button" className="danger small" onClick={() => void revoke(i)}>
+                            Revoke<span className="sr-only"> the {i.role} invitation{i.email ? ` for ${i.email}` : ''}</span>
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
             </>
           ) : null}
         </>

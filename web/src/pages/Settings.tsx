@@ -2,7 +2,7 @@ import { Link } from '../router';
 import { isAdmin, useSession } from '../session';
 import { PageHeader } from '../ui';
 
-/** The Settings sub-navigation (Developers, Members, Audit log). */
+/** The Settings sub-navigation (Developers, Members, Audit log, Account). */
 export function SettingsNav() {
   return (
     <nav aria-label="Settings" className="subnav">
@@ -10,6 +10,7 @@ export function SettingsNav() {
         <li><Link to="/settings/developers">Developers</Link></li>
         <li><Link to="/settings/members">Members</Link></li>
         <li><Link to="/settings/audit">Audit log</Link></li>
+        <li><Link to="/settings/account">Account</Link></li>
       </ul>
     </nav>
   );
@@ -37,9 +38,13 @@ export function Settings() {
           <li><strong>Developers</strong>: API keys for your integrations, and the API reference.</li>
           <li><strong>Members</strong>: invite people, change roles.</li>
           <li><strong>Audit log</strong>: every change, who made it, and the log&apos;s integrity.</li>
+          <li><strong>Account</strong>: your password.</li>
         </ul>
       ) : (
-        <AdminOnly />
+        <>
+          <AdminOnly />
+          <p><Link to="/settings/account">Account</Link>: change your password.</p>
+        </>
       )}
     </>
   );

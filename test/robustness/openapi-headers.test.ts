@@ -1,0 +1,100 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
+
+// Every header an operation's success sends is declared in /api/v1/openapi for that status, and every
+// header declared there is sent: one walk over every operation of the served document.
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a JSON document
+
+/** Headers of the transport that every response has; the document does not describe them. */
+const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** A valid body for each operation that takes one (an operation missing here fails the walk). */
+const BODIES: Record<string, () => unknown> = {
+  createChatbot: () => ({ name: 'Header walk agent', instructions: 'Be brief.' }),
+  updateChatbot: () => ({ description: `changed ${Math.random()}` }),
+  createConversationMessage: () => ({ content: 'Hello', role: 'operator' }),
+  createLead: () => ({ email: `walk-${Math.random().toString(36).slice(2, 8)}@example.com` }),
+  updateLead: () => ({ company: `Company ${Math.random()}` }),
+};
+
+let t: TestApp;
+let tenant: Tenant;
+let doc: Json;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  t = await createTestApp();
+  tenant = await t.tenant();
+  doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi' })).json();
+  // Two of everything, so a list with limit=1 has a next page (and sends Link).
+  const bot = await makeChatbot(tenant);
+  await makeChatbot(tenant);
+  const conversation = await makeConversation(t.app, tenant, bot.id);
+  await makeConversation(t.app, tenant, bot.id);
+  for (const content of ['one', 'two']) {
+    const sent = await tenant.request('POST', `/api/v1/conversations/${conversation.id}/messages`, { content, role: 'operator' });
+    expect(sent.statusCode, sent.body).toBe(201);
+  }
+  const lead = await makeLead(tenant);
+  await makeLead(tenant);
+  Object.assign(ids, { chatbots: bot.id, conversations: conversation.id, leads: lead.id });
+});
+afterAll(() => t.close());
+
+/** The concrete URL of a documented path: `{id}` becomes an existing resource of the path's first segment. */
+function urlOf(path: string, op: Json): string {
+  const concrete = path.replace('{id}', () => ids[path.split('/')[1]!]!);
+  const takesLimit = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'query' && p.name === 'limit');
+  return `/api/v1${concrete}${takesLimit ? '?limit=1' : ''}`;
+}
+
+/** The header names a response carries, lower-cased, without the transport's. */
+function sentHeaders(response: LightMyRequestResponse): string[] {
+  return Object.keys(response.headers)
+    .map((name) => name.toLowerCase())
+    .filter((name) => !TRANSPORT_HEADERS.has(name))
+    .sort();
+}
+
+describe('the headers of every operation', () => {
+  it('are exactly the ones the document declares for the success status', async () => {
+    const mismatches: string[] = [];
+    let walked = 0;
+    for (const [path, item] of Object.entries(doc.paths as Json)) {
+      for (const [method, op] of Object.entries(item as Json).filter(([m]) => HTTP_METHODS.includes(m)) as [string, Json][]) {
+        walked++;
+        const label = `${method.toUpperCase()} ${path}`;
+        const status = Object.keys(op.responses as Json).find((s) => /^2\d\d$/.test(s))!;
+        const declared = Object.keys((op.responses as Json)[status].headers ?? {}).map((name) => name.toLowerCase()).sort();
+        const body = op.requestBody ? BODIES[op.operationId as string] : undefined;
+        if (op.requestBody && !body) {
+          mismatches.push(`${label}: no request body in this test for ${String(op.operationId)}`);
+          continue;
+        }
+        const url = urlOf(path, op);
+        const takesKey = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
+        const headers: Record<string, string> = takesKey ? { 'idempotency-key': `walk-${walked}-${Date.now()}` } : {};
+        const payload = body?.();
+        const responses = [await tenant.request(method.toUpperCase(), url, payload, headers)];
+        // A stored result is replayed with Idempotent-Replayed: the replay is part of what the operation sends.
+        if (takesKey) responses.push(await tenant.request(method.toUpperCase(), url, payload, headers));
+        const union = new Set<string>();
+        for (const response of responses) {
+          expect(response.statusCode, `${label}: ${response.body}`).toBe(Number(status));
+          const sent = sentHeaders(response);
+          sent.forEach((name) => union.add(name));
+          const undeclared = sent.filter((name) => !declared.includes(name));
+          if (undeclared.length > 0) mismatches.push(`${label} ${status}: sends undeclared ${undeclared.join(', ')}`);
+        }
+        const neverSent = declared.filter((name) => !union.has(name));
+        if (neverSent.length > 0) mismatches.push(`${label} ${status}: declares but never sends ${neverSent.join(', ')}`);
+      }
+    }
+    expect(walked).toBeGreaterThanOrEqual(13);
+    expect(mismatches).toEqual([]);
+  });
+});
