@@ -45,7 +45,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'The Idempotency-Key was used before with a different request.',
   429: 'A rate limit was exceeded: per key, per workspace, or the client address\'s budget of failed authentications (then before any key lookup).',
   500: 'Unexpected error; the body carries the request id.',
-  503: 'A dependency (the database, the rate-limit store) is unavailable or too busy; nothing was changed, retry after the given time.',
+  503: 'A dependency (the database, the rate-limit store) is unavailable or too busy (`service_unavailable`), the service is shutting down, or the database has no room left for writes (`storage_full`); nothing was changed, retry after the given time.',
 };
 
 const HEADERS_BY_STATUS: Partial<Record<number, HeaderName[]>> = {
