@@ -154,7 +154,8 @@ describe('the stdout destination', () => {
       // A process that stays alive: its line arrived without an exit to flush it.
       if (waitForLine && Buffer.concat(stdout).includes('\n')) child.kill('SIGKILL');
     });
-    const [code] = (await once(child, 'exit')) as [number | null];
+    // 'close', not 'exit': the child may exit before its stdout has been read to the end.
+    const [code] = (await once(child, 'close')) as [number | null];
     const lines = Buffer.concat(stdout).toString('utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Line);
     return { code, lines };
   }
