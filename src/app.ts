@@ -37,6 +37,8 @@ import { createReplyWorker, durableReplies, type ReplyWorker } from './modules/r
 import { widgetAccessHook } from './modules/runtime/widget-access.js';
 import { widgetRoutes } from './modules/runtime/widget-routes.js';
 import { createWidgetService } from './modules/runtime/widget-service.js';
+import { createIngestRunner } from './modules/sources/ingestion.js';
+import { sourceRoutes } from './modules/sources/routes.js';
 import { createServices, type Services } from './services.js';
 import { registerDashboard } from './dashboard/plugin.js';
 
@@ -81,7 +83,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // The one place the reply engine is chosen: the configured provider (LLM_PROVIDER), unless a test passes one.
   const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
-  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, () => worker?.nudge()), cacheMaxBytes: config.cacheMaxBytes });
+  const wakeJobs = () => worker?.nudge();
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs });
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
@@ -117,6 +120,11 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     leaseMs: config.runtime.leaseMs,
     pollIntervalMs: config.runtime.pollIntervalMs,
     concurrency: config.runtime.replyConcurrency,
+    // The one job runner also ingests knowledge sources, in slots of their own.
+    ingest: {
+      runner: createIngestRunner({ db: database.db, clock, config: config.sources, log: app.log, userAgent: `ChatAgentBot/1.0 (+${config.publicUrl})` }),
+      concurrency: config.sources.ingestConcurrency,
+    },
   });
   worker = replyWorker;
   const idleCloser = createIdleCloser({ db: database.db, clock, conversations: services.conversations, idleMinutes: config.runtime.idleCloseMinutes, log: app.log });
@@ -204,6 +212,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await api.register(conversationRoutes(services.conversations));
       await api.register(messageRoutes(services.messages));
       await api.register(leadRoutes(services.leads));
+      await api.register(sourceRoutes(services.sources, { maxFileBytes: config.sources.maxFileBytes }));
     },
     { prefix: '/api/v1' },
   );

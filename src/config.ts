@@ -74,6 +74,28 @@ export interface Config {
   llm: LlmConfig;
   /** The key that signs audit checkpoints (AUDIT_SIGNING_KEY); never stored in the database. Null: unset. */
   audit: { signingKey: string | null };
+  /** Knowledge sources: upload and crawl limits, outbound fetch policy, ingestion jobs. */
+  sources: SourcesConfig;
+}
+
+/** Knowledge sources (issue 30): what an upload or a crawl may take, and how pages are fetched. */
+export interface SourcesConfig {
+  /** Largest uploaded file (SOURCE_MAX_FILE_MB), in bytes: larger uploads get 413. */
+  maxFileBytes: number;
+  /** Most pages one website source crawls (SOURCE_MAX_PAGES); also the cap on `crawl.max_pages`. */
+  maxPages: number;
+  /** Crawl limits when a website source names none. */
+  crawlDefaults: { maxPages: number; maxDepth: number };
+  /** Outbound fetches may reach private, loopback and link-local addresses (tests, intranets) when true. */
+  allowPrivateHosts: boolean;
+  /** Longest one page fetch may take, first byte to last (SOURCE_FETCH_TIMEOUT_MS). */
+  fetchTimeoutMs: number;
+  /** Largest page or linked file fetched (SOURCE_MAX_RESPONSE_MB), in bytes. */
+  maxResponseBytes: number;
+  /** Redirects followed per fetch, each checked like the first address (SOURCE_MAX_REDIRECTS). */
+  maxRedirects: number;
+  /** Ingestion jobs one process runs at once beside reply jobs (INGEST_CONCURRENCY). */
+  ingestConcurrency: number;
 }
 
 /** The model providers an agent can answer through. */
@@ -278,6 +300,27 @@ function auditSigningKey(env: NodeJS.ProcessEnv): string | null {
   return key;
 }
 
+function booleanFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name]?.trim().toLowerCase() ?? '';
+  if (raw === '' || ['false', '0', 'no', 'off'].includes(raw)) return false;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
+  const maxPages = integer(env, 'SOURCE_MAX_PAGES', 500, 1, 100_000);
+  return {
+    maxFileBytes: integer(env, 'SOURCE_MAX_FILE_MB', 20, 1, 1024) * 1024 * 1024,
+    maxPages,
+    crawlDefaults: { maxPages: Math.min(50, maxPages), maxDepth: 3 },
+    allowPrivateHosts: booleanFlag(env, 'OUTBOUND_ALLOW_PRIVATE_HOSTS'),
+    fetchTimeoutMs: integer(env, 'SOURCE_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
+    maxResponseBytes: integer(env, 'SOURCE_MAX_RESPONSE_MB', 10, 1, 1024) * 1024 * 1024,
+    maxRedirects: integer(env, 'SOURCE_MAX_REDIRECTS', 5, 0, 20),
+    ingestConcurrency: integer(env, 'INGEST_CONCURRENCY', 1, 1, 16),
+  };
+}
+
 /** Reads the configuration from the environment. The only place in the code that reads `process.env`. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -312,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redis: redisConfig(env),
     llm: llmConfig(env),
     audit: { signingKey: auditSigningKey(env) },
+    sources: sourcesConfig(env),
     widget: {
       ratePerIpPerMinute: integer(env, 'WIDGET_RATE_PER_IP_PER_MINUTE', 60, 1, 1_000_000_000),
       messagesPerConversationPerMinute: integer(env, 'WIDGET_RATE_PER_CONVERSATION_PER_MINUTE', 20, 1, 1_000_000_000),

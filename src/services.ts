@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createReadCache } from './db/read-cache.js';
 import type { Database } from './db/schema.js';
+import { loadConfig, type SourcesConfig } from './config.js';
 import type { Clock } from './lib/clock.js';
 import { createAnalyticsService } from './modules/analytics/service.js';
 import { createApiKeyService } from './modules/api-keys/service.js';
@@ -14,6 +15,7 @@ import { createAuditWriter } from './modules/audit/writer.js';
 import { createInvitationService } from './modules/invitations/service.js';
 import { createSessionService } from './modules/sessions/service.js';
 import { createUserService } from './modules/users/service.js';
+import { createSourceService } from './modules/sources/service.js';
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -22,10 +24,14 @@ export interface ServiceDeps {
   replies?: ReplyRequester;
   /** Bytes of the read cache of API keys and agents (embedded SQLite only; 0: none, as for the CLI). */
   cacheMaxBytes?: number;
+  /** Knowledge-source limits (the defaults when absent: the CLI, the demo seeder). */
+  sources?: SourcesConfig;
+  /** Tells the job runner a job was queued (ingestion), so it starts without waiting for its next poll. */
+  wakeJobs?: () => void;
 }
 
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
-export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0 }: ServiceDeps) {
+export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs }: ServiceDeps) {
   const audit = createAuditWriter(clock);
   const cache = createReadCache(db, cacheMaxBytes);
   const conversations = createConversationService(db, clock, audit);
@@ -42,6 +48,7 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
     users,
     sessions: createSessionService(db, clock, audit),
     invitations: createInvitationService(db, clock, audit, users),
+    sources: createSourceService(db, clock, audit, sources, wakeJobs),
   };
 }
 

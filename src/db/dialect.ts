@@ -139,3 +139,79 @@ export function fullTextHits(db: Db, table: 'knowledge_entries', words: readonly
   const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ');
   return sql<{ id: number; rank: number }>`(select rowid as id, bm25(${fts}, 2.0, 1.0) as rank from ${fts} where ${fts} match ${match})`.as('hits');
 }
+
+/**
+ * Makes the analysed `title_terms` and `terms` of `table` (a serial `id`, a `chatbot_id`) searchable by
+ * `termsFullTextHits`. The text is stemmed and folded in JS already, so neither database stems again.
+ * SQLite: a contentless FTS5 table `<table>_fts` (unicode61, no Porter, no folding) kept by triggers, where
+ * each term is indexed as the agent's key (its id's ULID) followed by the term: one agent's chunks are then
+ * found, counted (bm25's IDF) and ranked without touching another agent's, and `ORDER BY rank LIMIT` runs
+ * inside FTS5. PostgreSQL: a stored `search` tsvector ('simple': title terms weight A, content terms B) with
+ * a GIN index.
+ */
+export async function addTermsFullTextIndex(db: Kysely<any>, table: string): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
+  if (isPostgres(db)) {
+    await sql`alter table ${sql.table(table)} add column search tsvector generated always as (
+      setweight(to_tsvector('simple', title_terms), 'A') || setweight(to_tsvector('simple', terms), 'B')) stored`.execute(db);
+    await sql`create index ${sql.raw(`${table}_search`)} on ${sql.table(table)} using gin (search)`.execute(db);
+    return;
+  }
+  const fts = `${table}_fts`;
+  await sql`create virtual table ${sql.raw(fts)} using fts5(title_terms, terms, content='', contentless_delete=1,
+    tokenize = 'unicode61 remove_diacritics 0')`.execute(db);
+  // agentTermsKey in SQL: the lowercased ULID of the chatbot id, glued before every term.
+  const keyed = (column: string) =>
+    `(select case when new.${column} = '' then '' else k || replace(new.${column}, ' ', ' ' || k) end from (select lower(substr(new.chatbot_id, instr(new.chatbot_id, '_') + 1)) as k))`;
+  const add = `insert into ${fts} (rowid, title_terms, terms) values (new.id, ${keyed('title_terms')}, ${keyed('terms')});`;
+  const remove = `delete from ${fts} where rowid = old.id;`;
+  await sql`create trigger ${sql.raw(`${fts}_insert`)} after insert on ${sql.table(table)} begin ${sql.raw(add)} end`.execute(db);
+  await sql`create trigger ${sql.raw(`${fts}_delete`)} after delete on ${sql.table(table)} begin ${sql.raw(remove)} end`.execute(db);
+  await sql`create trigger ${sql.raw(`${fts}_update`)} after update on ${sql.table(table)} begin ${sql.raw(remove)} ${sql.raw(add)} end`.execute(db);
+}
+
+/** The prefix of an agent's terms in the SQLite index (see addTermsFullTextIndex); null for an id of another shape. */
+function agentTermsKey(chatbotId: string): string | null {
+  const key = chatbotId.slice(chatbotId.indexOf('_') + 1).toLowerCase();
+  return /^[0-9a-z]+$/.test(key) ? key : null;
+}
+
+/** Undoes `addTermsFullTextIndex` (PostgreSQL's column and index go with the table). */
+export async function dropTermsFullTextIndex(db: Kysely<any>, table: string): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
+  if (!isPostgres(db)) await db.schema.dropTable(`${table}_fts`).ifExists().execute();
+}
+
+/** A term of a full-text query and its inverse document frequency among the agent's chunks. */
+export interface WeightedTerm {
+  term: string;
+  idf: number;
+}
+
+/** Relative weights of a title term and a content term in the ranking. */
+const TITLE_WEIGHT = 3;
+
+/**
+ * The `limit` best rows of one agent in a table indexed by `addTermsFullTextIndex` holding any (or all) of `terms`, as
+ * a join source `hits(id, rank)`, rank > 0 and higher is better (SQLite's negated bm25 with the title
+ * weighted; PostgreSQL's ts_rank per term times its IDF, title weight A). `terms` must be analysed index terms (letters and digits
+ * only): each is quoted (FTS5) or a parameter (PostgreSQL), so no text reaches either query language as
+ * syntax. The caller still filters the joined rows on workspace and agent.
+ */
+export function termsFullTextHits(db: Db, table: 'knowledge_chunks', chatbotId: string, terms: readonly WeightedTerm[], mode: 'any' | 'all', limit: number): AliasedRawBuilder<{ id: number; rank: number }, 'hits'> {
+  const quote = (text: string) => `"${text.replaceAll('"', '""')}"`;
+  if (isPostgres(db)) {
+    const queries = terms.map(({ term }) => sql`plainto_tsquery('simple', ${term})`);
+    const query = sql.join(queries, mode === 'any' ? sql` || ` : sql` && `);
+    // Weights of D, C, B (content) and A (title; at most 1), normalised by the log of the chunk's length like
+    // bm25; each term's rank times its IDF, which ts_rank lacks.
+    const weights = sql.lit(`{0.1, 0.2, ${(1 / TITLE_WEIGHT).toFixed(3)}, 1.0}`);
+    const rank = sql.join(terms.map(({ idf }, i) => sql`${sql.lit(Number(idf.toFixed(6)))} * ts_rank(${weights}, search, ${queries[i]!}, 1)`), sql` + `);
+    return sql<{ id: number; rank: number }>`(select id, ${rank} as rank from ${sql.table(table)}
+      where chatbot_id = ${chatbotId} and search @@ (${query}) order by rank desc limit ${limit})`.as('hits');
+  }
+  const fts = sql.raw(`${table}_fts`);
+  const key = agentTermsKey(chatbotId);
+  const phrases = key === null ? ['""'] : terms.map(({ term }) => quote(key + term));
+  const match = phrases.join(mode === 'any' ? ' OR ' : ' AND ');
+  return sql<{ id: number; rank: number }>`(select rowid as id, -bm25(${fts}, ${sql.lit(TITLE_WEIGHT)}, 1.0) as rank from ${fts}
+    where ${fts} match ${match} order by bm25(${fts}, ${sql.lit(TITLE_WEIGHT)}, 1.0) limit ${limit})`.as('hits');
+}

@@ -215,9 +215,14 @@ export interface InvitationsTable {
 export interface ReplyJobsTable {
   id: string;
   workspace_id: string;
-  conversation_id: string;
-  /** The `user` message to answer; unique, so a message is answered at most once. */
-  message_id: string;
+  /** What the job does: answer a visitor message, or ingest a knowledge source (the one job queue). */
+  kind: 'reply' | 'ingest';
+  /** The source an ingest job syncs (null for replies). */
+  source_id: string | null;
+  /** The conversation of a reply job (null for ingest jobs). */
+  conversation_id: string | null;
+  /** The `user` message to answer; unique, so a message is answered at most once (null for ingest jobs). */
+  message_id: string | null;
   state: 'pending' | 'running' | 'done' | 'failed';
   attempts: Generated<number>;
   /** Not claimed before this instant (backoff after a failed attempt). */
@@ -231,12 +236,99 @@ export interface ReplyJobsTable {
   updated_at: string;
 }
 
+/** A knowledge source of an agent: a website, an uploaded file, a text or a Q&A pair (issue 30). */
+export interface SourcesTable {
+  id: string;
+  workspace_id: string;
+  chatbot_id: string;
+  type: 'website' | 'file' | 'text' | 'qa';
+  /** 'knowledge': a text source mirroring one entry of the agent's `knowledge` field; 'api': any other. */
+  origin: 'api' | 'knowledge';
+  title: string | null;
+  url: string | null;
+  /** JSON: crawl limits, text content, question and answer, or file name and media type. */
+  config: string;
+  status: 'queued' | 'syncing' | 'ready' | 'failed';
+  documents: number;
+  chunks: number;
+  failed_documents: number;
+  error: string | null;
+  /** Re-sync every this many hours; null: never on its own. */
+  sync_interval_hours: number | null;
+  next_sync_at: string | null;
+  last_synced_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The bytes of an uploaded file, kept so the source can be synced again. */
+export interface SourceFilesTable {
+  source_id: string;
+  workspace_id: string;
+  bytes: Uint8Array;
+}
+
+/** One page or file of a source; `content_hash` lets a re-sync skip what did not change. */
+export interface SourceDocumentsTable {
+  id: string;
+  workspace_id: string;
+  chatbot_id: string;
+  source_id: string;
+  url: string;
+  title: string | null;
+  status: 'pending' | 'ready' | 'failed';
+  error: string | null;
+  content_hash: string | null;
+  chunks: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A visitor's bearer token for one conversation; only its SHA-256 (hex) is stored. */
 export interface VisitorTokensTable {
   token_hash: string;
   workspace_id: string;
   conversation_id: string;
   created_at: string;
+}
+
+/** A retrievable piece of a source's document, with its analysed index text (issue 30; src/modules/knowledge/chunks.ts). */
+export interface KnowledgeChunksTable {
+  id: Generated<number>;
+  workspace_id: string;
+  chatbot_id: string;
+  source_id: string;
+  document_id: string;
+  /** Order of the chunk in its document. */
+  position: number;
+  title: string;
+  url: string | null;
+  /** JSON array of the headings above the chunk. */
+  heading_path: string;
+  content: string;
+  /** Detected language: en, es, fr, de, pt or other. */
+  language: string;
+  /** Index text of the title and headings; `terms`: of the content (stemmed, folded, no stopwords). */
+  title_terms: string;
+  terms: string;
+  created_at: string;
+}
+
+/** An agent's vocabulary: each folded word of its chunks, its index term, and in how many chunks it occurs. */
+export interface KnowledgeTermsTable {
+  workspace_id: string;
+  chatbot_id: string;
+  word: string;
+  term: string;
+  docs: number;
+}
+
+/** The deletion neighbourhood of the vocabulary: a word with up to two letters removed → the word (typo tolerance). */
+export interface KnowledgeTermVariantsTable {
+  workspace_id: string;
+  chatbot_id: string;
+  variant: string;
+  word: string;
 }
 
 /** Every table of the service. */
@@ -257,6 +349,12 @@ export interface Database {
   invitations: InvitationsTable;
   reply_jobs: ReplyJobsTable;
   visitor_tokens: VisitorTokensTable;
+  knowledge_chunks: KnowledgeChunksTable;
+  knowledge_terms: KnowledgeTermsTable;
+  knowledge_term_variants: KnowledgeTermVariantsTable;
+  sources: SourcesTable;
+  source_files: SourceFilesTable;
+  source_documents: SourceDocumentsTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

@@ -34,6 +34,7 @@ const DOCUMENT = {
     { name: 'AI Agents', description: 'AI Agents (`chatbots`): draft → active ⇄ paused → archived.' },
     { name: 'Conversations', description: 'Conversations from every channel and their messages.' },
     { name: 'Leads', description: 'Captured leads.' },
+    { name: 'Knowledge sources', description: 'What an AI Agent learns from (websites, files, text, Q&A), ingested by jobs; and test retrieval.' },
   ],
   components: {
     securitySchemes: {

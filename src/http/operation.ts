@@ -67,7 +67,7 @@ function problemResponse(status: number, description?: string) {
 
 /** Everything that describes one public API operation. */
 export interface OperationSpec<P, Q, B> {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under /api/v1, Fastify style (`/leads/:id`). */
   url: string;
   operationId: string;
@@ -79,16 +79,17 @@ export interface OperationSpec<P, Q, B> {
   querystring?: Q;
   body?: B;
   success: {
-    status: 200 | 201;
+    status: 200 | 201 | 202 | 204;
     description: string;
-    schema: TSchema;
+    /** The body's schema; absent for 204 (no body). */
+    schema?: TSchema;
     /** The body is one version of a resource: sent with its `ETag` (a GET then answers 304 to a matching `If-None-Match`). */
     versioned?: boolean;
     /** The body is a page of a list: sent with `Link` when there is a next page. */
     page?: boolean;
   };
   /** Statuses this operation adds to the common ones, with what they mean here. */
-  errors?: Partial<Record<400 | 404 | 409 | 412 | 422 | 503, string>>;
+  errors?: Partial<Record<400 | 404 | 409 | 412 | 413 | 415 | 422 | 503, string>>;
 }
 
 // The request headers an operation may take (documented as header parameters).
@@ -132,13 +133,16 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
   for (const [status, text] of Object.entries(spec.errors ?? {})) statuses.set(Number(status), text);
 
   const successHeaders: HeaderName[] = [...COMMON_HEADERS];
-  if (spec.method === 'POST') successHeaders.push('Location', 'Idempotent-Replayed');
+  // Location names a created resource (201); a POST that only starts work (202) creates none.
+  if (spec.method === 'POST') successHeaders.push(...(spec.success.status === 201 ? (['Location'] as const) : []), 'Idempotent-Replayed');
   if (spec.success.versioned) successHeaders.push('ETag');
   if (spec.success.page) successHeaders.push('Link');
   const conditionalGet = spec.method === 'GET' && spec.success.versioned === true;
 
   const response: Record<number, unknown> = {
-    [spec.success.status]: Type.Unsafe({ ...spec.success.schema, description: spec.success.description, headers: headers(successHeaders) }),
+    [spec.success.status]: spec.success.schema
+      ? Type.Unsafe({ ...spec.success.schema, description: spec.success.description, headers: headers(successHeaders) })
+      : { type: 'null', description: spec.success.description, headers: headers(successHeaders) },
   };
   // `type: null`: no body (and no `content` in the document).
   if (conditionalGet) {

@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   user: 'usr',
   invitation: 'inv',
   replyJob: 'rjob',
+  source: 'src',
+  document: 'doc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

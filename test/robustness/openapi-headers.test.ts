@@ -1,7 +1,9 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { loadConfig } from '../../src/config.js';
 import { makeChatbot, makeConversation, makeLead } from '../helpers/factories.js';
+import { htmlPage, startSite, type TestSite } from '../helpers/site-server.js';
 
 // Every header an operation's success sends is declared in /api/v1/openapi for that status, and every
 // header declared there is sent: one walk over every operation of the served document.
@@ -19,15 +21,19 @@ const BODIES: Record<string, () => unknown> = {
   createConversationMessage: () => ({ content: 'Hello', role: 'operator' }),
   createLead: () => ({ email: `walk-${Math.random().toString(36).slice(2, 8)}@example.com` }),
   updateLead: () => ({ company: `Company ${Math.random()}` }),
+  createSource: () => ({ type: 'text', title: 'Header walk', content: `Walked at ${Math.random()}.` }),
 };
 
 let t: TestApp;
 let tenant: Tenant;
+let site: TestSite;
 let doc: Json;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // A two-page local site, so a source's documents list has a next page too.
+  site = await startSite({ pages: { '/': htmlPage('One', 'First page.', ['/two']), '/two': htmlPage('Two', 'Second page.') } });
+  t = await createTestApp({ sources: { ...loadConfig({}).sources, allowPrivateHosts: true } });
   tenant = await t.tenant();
   doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi' })).json();
   // Two of everything, so a list with limit=1 has a next page (and sends Link).
@@ -41,15 +47,26 @@ beforeAll(async () => {
   }
   const lead = await makeLead(tenant);
   await makeLead(tenant);
-  Object.assign(ids, { chatbots: bot.id, conversations: conversation.id, leads: lead.id });
+  const source = (body: unknown) => tenant.request('POST', `/api/v1/chatbots/${bot.id}/sources`, body).then((r) => r.json().id as string);
+  const website = await source({ type: 'website', url: `${site.url}/` });
+  const disposable = await source({ type: 'text', title: 'To delete', content: 'Deleted by the walk.' });
+  for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    ready = (await tenant.request('GET', `/api/v1/chatbots/${bot.id}/sources/${website}`)).json().status === 'ready';
+  }
+  Object.assign(ids, { chatbots: bot.id, conversations: conversation.id, leads: lead.id, sources: website, disposableSource: disposable });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await site.close();
+});
 
 /** The concrete URL of a documented path: `{id}` becomes an existing resource of the path's first segment. */
-function urlOf(path: string, op: Json): string {
-  const concrete = path.replace('{id}', () => ids[path.split('/')[1]!]!);
+function urlOf(path: string, op: Json, method: string): string {
+  // A source's own operations run on the website source, except DELETE, which takes a disposable one.
+  const concrete = path.replace('{id}', () => ids[path.split('/')[1]!]!).replace('{source_id}', () => ids[method === 'delete' ? 'disposableSource' : 'sources']!);
   const takesLimit = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'query' && p.name === 'limit');
-  return `/api/v1${concrete}${takesLimit ? '?limit=1' : ''}`;
+  const query = [takesLimit ? 'limit=1' : '', op.operationId === 'searchKnowledge' ? 'q=walked' : ''].filter(Boolean).join('&');
+  return `/api/v1${concrete}${query ? `?${query}` : ''}`;
 }
 
 /** The header names a response carries, lower-cased, without the transport's. */
@@ -75,7 +92,7 @@ describe('the headers of every operation', () => {
           mismatches.push(`${label}: no request body in this test for ${String(op.operationId)}`);
           continue;
         }
-        const url = urlOf(path, op);
+        const url = urlOf(path, op, method);
         const takesKey = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
         const headers: Record<string, string> = takesKey ? { 'idempotency-key': `walk-${walked}-${Date.now()}` } : {};
         const payload = body?.();

@@ -8,6 +8,9 @@ import * as m0007 from './0007_runtime.js';
 import * as m0008 from './0008_idempotency_records_by_rowid.js';
 import * as m0009 from './0009_idempotency_records_keyed.js';
 import * as m0010 from './0010_invitation_revocation.js';
+import * as m0011 from './0011_sources.js';
+import * as m0012 from './0012_knowledge_chunks.js';
+import * as m0013 from './0013_knowledge_to_sources.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0008_idempotency_records_by_rowid': m0008,
   '0009_idempotency_records_keyed': m0009,
   '0010_invitation_revocation': m0010,
+  '0011_sources': m0011,
+  '0012_knowledge_chunks': m0012,
+  '0013_knowledge_to_sources': m0013,
 };

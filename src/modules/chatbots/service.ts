@@ -15,6 +15,7 @@ import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilter
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import { knowledgeRepository } from '../knowledge/repository.js';
+import { replaceKnowledgeSources } from '../sources/hand-written.js';
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -69,7 +70,11 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
       const result = versioned(row);
       await inTransaction(db, ctx, async (trx) => {
         await chatbotRepository.insert(trx, row);
-        if (result.chatbot.knowledge.length > 0) await knowledgeRepository.replace(trx, row.workspace_id, row.id, result.chatbot.knowledge);
+        if (result.chatbot.knowledge.length > 0) {
+          await knowledgeRepository.replace(trx, row.workspace_id, row.id, result.chatbot.knowledge);
+          // Retrieval reads knowledge sources: each entry is mirrored as a text source (origin 'knowledge').
+          await replaceKnowledgeSources(trx, clock, row.workspace_id, row.id, result.chatbot.knowledge);
+        }
         await audit.record(trx, ctx, { action: 'chatbot.created', target: { type: 'chatbot', id: row.id }, changes: diffChanges(null, result.chatbot, AUDITED) });
       });
       return result;
@@ -128,7 +133,10 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof ChatbotRow]]));
         await chatbotRepository.update(trx, ctx.actor.workspaceId, id, changes);
         // The search index follows the knowledge in the same transaction, so a reply never sees a stale one.
-        if (changed.includes('knowledge')) await knowledgeRepository.replace(trx, ctx.actor.workspaceId, id, input.knowledge ?? []);
+        if (changed.includes('knowledge')) {
+          await knowledgeRepository.replace(trx, ctx.actor.workspaceId, id, input.knowledge ?? []);
+          await replaceKnowledgeSources(trx, clock, ctx.actor.workspaceId, id, input.knowledge ?? []);
+        }
         const result = versioned(next);
         await audit.record(trx, ctx, {
           action: 'chatbot.updated',

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db } from '../../db/schema.js';
-import { knowledgeRepository } from '../knowledge/repository.js';
+import { knowledgeChunks } from '../knowledge/chunks.js';
 import { isGreeting } from '../knowledge/terms.js';
 import { contactRequest, leadCaptureOf } from './answers.js';
 import type { ReplyInput } from './engine.js';
@@ -13,8 +13,8 @@ const CHUNKS = 4;
 export async function builtinAnswer(db: Db, input: ReplyInput): Promise<string> {
   const question = input.transcript.findLast((message) => message.role === 'user')?.content ?? '';
   if (isGreeting(question)) return 'Hello! What would you like to know?';
-  // Only the best entry: a second one is as likely to confuse as to help, without a model to merge them.
-  const [best] = await knowledgeRepository.search(db, input.workspaceId, input.chatbot.id, question, 1);
+  // Only the best chunk: a second one is as likely to confuse as to help, without a model to merge them.
+  const [best] = await knowledgeChunks.search(db, input.workspaceId, input.chatbot.id, question, 1);
   if (best) return `Here is what I found:\n\n${best.title}\n${best.content}`;
   const leadCapture = leadCaptureOf(input.chatbot);
   const decline = "I'm sorry, I don't know the answer to that.";
@@ -39,8 +39,8 @@ export function chunksOf(text: string, count: number): string[] {
 }
 
 /**
- * Answers without any network: the agent's best-matching knowledge entry by the database's full-text
- * search, else "I don't know" (asking for contact details when lead capture is on).
+ * Answers without any network: the agent's best-matching knowledge chunk (knowledge sources' retrieval),
+ * else "I don't know" (asking for contact details when lead capture is on).
  */
 export function builtinProvider(db: Db): ReplyProvider {
   return {

@@ -2,7 +2,8 @@ import type { ModelMessage } from 'ai';
 import type { LlmConfig } from '../../config.js';
 import type { Db } from '../../db/schema.js';
 import { parseJson } from '../../lib/json.js';
-import { knowledgeRepository, type KnowledgeEntry } from '../knowledge/repository.js';
+import { knowledgeChunks } from '../knowledge/chunks.js';
+import type { KnowledgeEntry } from '../knowledge/repository.js';
 import { contactFieldsText, leadCaptureOf } from './answers.js';
 import type { ReplyInput } from './engine.js';
 
@@ -16,18 +17,25 @@ export interface ReplyPrompt {
 const SEARCHED_VISITOR_MESSAGES = 3;
 
 /**
- * The knowledge that goes into a prompt: every entry when the agent has no more than the configured
- * number, else the best full-text matches for the visitor's latest messages.
+ * The knowledge that goes into a prompt: the best chunks of the agent's sources for the visitor's latest
+ * messages (retrieval over every source: websites, files, text, Q&A and the `knowledge` field's entries),
+ * topped up with the `knowledge` field's other entries when the agent has no more than the configured number.
  */
 export async function relevantKnowledge(db: Db, llm: LlmConfig, input: ReplyInput): Promise<KnowledgeEntry[]> {
-  const all = parseJson<KnowledgeEntry[]>(input.chatbot.knowledge, []);
-  if (all.length <= llm.knowledgeEntries) return all;
+  if (llm.knowledgeEntries === 0) return [];
   const question = input.transcript
     .filter((message) => message.role === 'user')
     .slice(-SEARCHED_VISITOR_MESSAGES)
     .map((message) => message.content)
     .join('\n');
-  return knowledgeRepository.search(db, input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries);
+  const hits = await knowledgeChunks.search(db, input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries);
+  const found: KnowledgeEntry[] = hits.map((hit) => ({ title: hit.title, content: hit.content }));
+  const entries = parseJson<KnowledgeEntry[]>(input.chatbot.knowledge, []);
+  if (entries.length > llm.knowledgeEntries) return found;
+  // A few hand-written entries all go in (as before sources), the matching ones first.
+  const seen = new Set(found.map((entry) => `${entry.title}\n${entry.content}`));
+  const rest = entries.filter((entry) => !seen.has(`${entry.title}\n${entry.content}`));
+  return [...found, ...rest].slice(0, Math.max(llm.knowledgeEntries, entries.length));
 }
 
 /** The system message: the agent's instructions first, then how to use the knowledge, then the knowledge. */

@@ -12,7 +12,7 @@ import { presentMessage } from '../messages/presenter.js';
 import type { MessageService, ReplyRequester } from '../messages/service.js';
 import type { MessageView } from '../messages/schema.js';
 import type { ReplyEngine } from '../replies/engine.js';
-import { replyJobRepository, runtimeRepository, type ReplyJobRow } from './repository.js';
+import { replyJobRepository, runtimeRepository, type JobKind, type JobRow, type ReplyJobRow } from './repository.js';
 
 /** Messages of the transcript handed to the engine. */
 const TRANSCRIPT_LENGTH = 20;
@@ -40,7 +40,20 @@ export interface ReplyWorkerDeps {
   pollIntervalMs: number;
   /** Jobs the poller runs at once in this process (REPLY_CONCURRENCY); answers given inline by requests are not counted. */
   concurrency: number;
+  /** Ingestion of knowledge sources, run from the same queue in slots of its own (so it never starves replies). */
+  ingest?: { runner: IngestRunner; concurrency: number };
 }
+
+/** Runs ingest jobs (src/modules/sources/ingestion.ts); the worker holds the lease and records the outcome. */
+export interface IngestRunner {
+  /** Ingests the job's source; `signal` aborts when the process shuts down (the job is then resumed later). */
+  run(job: JobRow, signal: AbortSignal): Promise<void>;
+  /** Queues an ingest job for every source whose scheduled re-sync is due; returns how many. */
+  queueDue(now: string): Promise<number>;
+}
+
+/** How often the worker looks for sources due for a scheduled re-sync. */
+const SCHEDULE_INTERVAL_MS = 30_000;
 
 function later(clock: Clock, ms: number): string {
   return new Date(clock.now().getTime() + ms).toISOString();
@@ -55,13 +68,17 @@ function agentContext(workspaceId: string, chatbotId: string, trx: Transaction<D
  * asks the engine, and in ONE transaction re-checks the job is not done yet, appends the assistant message
  * and marks the job done, so an answer is stored exactly once however many runners raced (several
  * instances, a widget request answering inline, a runner that outlived its lease). A runner that dies
- * leaves a lease that lapses, and the job is claimed again: that is the crash recovery.
+ * leaves a lease that lapses, and the job is claimed again: that is the crash recovery. The same runner
+ * takes the ingest jobs of knowledge sources from the same queue, in slots of their own (`ingest`).
  */
 export function createReplyWorker(deps: ReplyWorkerDeps) {
-  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs, concurrency } = deps;
-  // Every reply in flight (stop() waits for them), and the poller's own jobs among them (REPLY_CONCURRENCY).
+  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs, concurrency, ingest } = deps;
+  // Every job in flight (stop() waits for them), and the poller's own jobs among them, per kind: each kind
+  // has its own slots (REPLY_CONCURRENCY, INGEST_CONCURRENCY), so a long ingestion never holds up a reply.
   const active = new Set<Promise<unknown>>();
-  const polled = new Set<Promise<unknown>>();
+  const polled: Record<JobKind, Set<Promise<unknown>>> = { reply: new Set(), ingest: new Set() };
+  const slots: Record<JobKind, number> = { reply: concurrency, ingest: ingest?.concurrency ?? 0 };
+  let lastScheduleCheck = 0;
   // Jobs this process is running, by id: a request whose job the poller took awaits it here.
   const running = new Map<string, Promise<JobOutcome>>();
   let timer: NodeJS.Timeout | null = null;
@@ -108,10 +125,10 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     });
   }
 
-  async function retryOrFail(job: ReplyJobRow, error: unknown): Promise<void> {
+  async function retryOrFail(job: JobRow, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     const giveUp = Number(job.attempts) >= MAX_ATTEMPTS;
-    log.error({ err: error, job_id: job.id, attempts: job.attempts }, giveUp ? 'reply job failed for good' : 'reply job failed; will retry');
+    log.error({ err: error, job_id: job.id, kind: job.kind, attempts: job.attempts }, giveUp ? `${job.kind} job failed for good` : `${job.kind} job failed; will retry`);
     await replyJobRepository.update(db, job.workspace_id, job.id, {
       state: giveUp ? 'failed' : 'pending',
       locked_until: null,
@@ -150,31 +167,75 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     }
   }
 
-  // Claims and starts due jobs until none is left or the concurrency is used up.
+  // Runs a claimed ingest job under its lease: done when the source is synced, else retried with backoff.
+  // Shutting down aborts it between documents; it goes back to pending and the next runner resumes it
+  // (documents already stored with the same content hash are skipped).
+  async function executeIngest(job: JobRow, runner: IngestRunner): Promise<void> {
+    const heartbeat = setInterval(() => {
+      replyJobRepository.renew(db, job.workspace_id, job.id, later(clock, leaseMs)).catch((error: unknown) => log.warn({ err: error, job_id: job.id }, 'ingest job lease renewal failed'));
+    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const signal = shutdown.signal;
+    // Shutting down does not wait for a page that is slow to answer: the job is handed back at once and
+    // resumed by the next runner; the abandoned fetch ends with the process.
+    const interrupted = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(new Error('ingestion interrupted: shutting down'));
+      signal.addEventListener('abort', () => reject(new Error('ingestion interrupted: shutting down')), { once: true });
+    });
+    interrupted.catch(() => undefined);
+    try {
+      const work = runner.run(job, signal);
+      work.catch(() => undefined);
+      await Promise.race([work, interrupted]);
+      await replyJobRepository.update(db, job.workspace_id, job.id, { state: 'done', locked_until: null, updated_at: clock.now().toISOString() });
+    } catch (error) {
+      if (signal.aborted) {
+        await replyJobRepository
+          .update(db, job.workspace_id, job.id, { state: 'pending', locked_until: null, updated_at: clock.now().toISOString() })
+          .catch((cause: unknown) => log.warn({ err: cause, job_id: job.id }, 'could not hand an ingest job back'));
+        return;
+      }
+      await retryOrFail(job, error).catch((cause: unknown) => log.error({ err: cause, job_id: job.id }, 'could not record an ingest job failure'));
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  // Scheduled re-syncs: sources whose next_sync_at has passed get an ingest job (at most every 30 s).
+  async function queueScheduled(): Promise<void> {
+    if (!ingest || (lastScheduleCheck !== 0 && clock.monotonicMs() - lastScheduleCheck < SCHEDULE_INTERVAL_MS)) return;
+    lastScheduleCheck = clock.monotonicMs();
+    const queued = await ingest.runner.queueDue(clock.now().toISOString());
+    if (queued > 0) log.info({ queued }, 'scheduled source re-syncs queued');
+  }
+
+  // Claims and starts due jobs of each kind until none is left or that kind's slots are used up.
   async function tick(): Promise<void> {
     if (ticking || stopped) return;
     ticking = true;
     try {
-      while (!stopped && polled.size < concurrency) {
-        const now = clock.now().toISOString();
-        const job = await replyJobRepository.claimNext(db, now, later(clock, leaseMs));
-        if (!job) break;
-        if (stopped) {
-          // Claimed while draining: not started, so it stays for the next process rather than get the fallback.
-          await replyJobRepository.update(db, job.workspace_id, job.id, { state: 'pending', locked_until: null, updated_at: clock.now().toISOString() });
-          break;
+      await queueScheduled();
+      for (const kind of ['reply', 'ingest'] as const) {
+        while (!stopped && polled[kind].size < slots[kind]) {
+          const now = clock.now().toISOString();
+          const job = await replyJobRepository.claimNext(db, kind, now, later(clock, leaseMs));
+          if (!job) break;
+          if (stopped) {
+            // Claimed while draining: not started, so it stays for the next process rather than get the fallback.
+            await replyJobRepository.update(db, job.workspace_id, job.id, { state: 'pending', locked_until: null, updated_at: clock.now().toISOString() });
+            break;
+          }
+          const work = job.kind === 'ingest' && ingest ? track(executeIngest(job, ingest.runner)) : run(job as ReplyJobRow);
+          polled[kind].add(work);
+          void work
+            .finally(() => {
+              polled[kind].delete(work);
+              nudge();
+            })
+            .catch(() => undefined);
         }
-        const work = run(job);
-        polled.add(work);
-        void work
-          .finally(() => {
-            polled.delete(work);
-            nudge();
-          })
-          .catch(() => undefined);
       }
     } catch (error) {
-      log.warn({ err: error }, 'reply worker could not claim jobs');
+      log.warn({ err: error }, 'job runner could not claim jobs');
     } finally {
       ticking = false;
     }
@@ -242,7 +303,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       const job = await replyJobRepository.findByMessage(db, workspaceId, messageId);
       if (!job) return null;
       const claimed = await replyJobRepository.claim(db, workspaceId, job.id, clock.now().toISOString(), later(clock, leaseMs));
-      if (claimed) return run(claimed, stream);
+      if (claimed) return run(claimed as ReplyJobRow, stream);
       return running.get(job.id) ?? track(awaitOtherRunner(job));
     },
   };
@@ -268,6 +329,8 @@ export function durableReplies(clock: Clock, wake: () => void): ReplyRequester {
       await replyJobRepository.insert(trx, {
         id: newId('replyJob', Date.parse(now)),
         workspace_id: conversation.workspace_id,
+        kind: 'reply',
+        source_id: null,
         conversation_id: conversation.id,
         message_id: message.id,
         state: 'pending',

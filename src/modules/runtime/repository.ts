@@ -5,41 +5,47 @@ import type { ChatbotRow } from '../chatbots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
 import type { MessageRow } from '../messages/repository.js';
 
-/** A reply job as stored. */
-export type ReplyJobRow = Selectable<ReplyJobsTable>;
+/** A job of the one queue (a reply or an ingestion) as stored. */
+export type JobRow = Selectable<ReplyJobsTable>;
+/** What kind of work a job is. */
+export type JobKind = JobRow['kind'];
+/** A reply job: it always has its conversation and message. */
+export type ReplyJobRow = JobRow & { kind: 'reply'; conversation_id: string; message_id: string };
 
 const JOB_COLUMNS = [
-  'id', 'workspace_id', 'conversation_id', 'message_id', 'state', 'attempts', 'run_after', 'locked_until', 'last_error', 'reply_message_id', 'created_at', 'updated_at',
+  'id', 'workspace_id', 'kind', 'source_id', 'conversation_id', 'message_id', 'state', 'attempts', 'run_after', 'locked_until', 'last_error', 'reply_message_id', 'created_at', 'updated_at',
 ] as const;
 const MESSAGE_COLUMNS = ['id', 'workspace_id', 'conversation_id', 'chatbot_id', 'role', 'content', 'author_type', 'author_id', 'created_at'] as const;
 
-/** SQL for reply jobs: record, claim with a lease, renew, finish. */
+/** SQL for the job queue (replies and ingestion): record, claim with a lease, renew, finish. */
 export const replyJobRepository = {
-  /** Records a job (inside the message's transaction). */
-  async insert(db: Db, row: ReplyJobRow): Promise<void> {
+  /** Records a job (inside the transaction of the message or source it serves). */
+  async insert(db: Db, row: JobRow): Promise<void> {
     await db.insertInto('reply_jobs').values(row).execute();
   },
 
   /** The job answering a message, if one was recorded. */
   async findByMessage(db: Db, workspaceId: string, messageId: string): Promise<ReplyJobRow | undefined> {
-    return db.selectFrom('reply_jobs').select(JOB_COLUMNS).where('workspace_id', '=', workspaceId).where('message_id', '=', messageId).executeTakeFirst();
+    const row = await db.selectFrom('reply_jobs').select(JOB_COLUMNS).where('workspace_id', '=', workspaceId).where('message_id', '=', messageId).executeTakeFirst();
+    return row as ReplyJobRow | undefined;
   },
 
   /** One job, locked for the finishing transaction on PostgreSQL. */
-  async findForUpdate(db: Db, workspaceId: string, id: string): Promise<ReplyJobRow | undefined> {
+  async findForUpdate(db: Db, workspaceId: string, id: string): Promise<JobRow | undefined> {
     return lockedForUpdate(db, db.selectFrom('reply_jobs').select(JOB_COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id)).executeTakeFirst();
   },
 
   /**
-   * Claims the next due job of any workspace: pending and due, or running with a lapsed lease (its runner
-   * died). One conditional UPDATE: on PostgreSQL the inner SELECT skips rows other instances are claiming.
+   * Claims the next due job of a kind, of any workspace: pending and due, or running with a lapsed lease (its
+   * runner died). One conditional UPDATE: on PostgreSQL the inner SELECT skips rows other instances are claiming.
    */
-  async claimNext(db: Db, now: string, lockedUntil: string): Promise<ReplyJobRow | undefined> {
+  async claimNext(db: Db, kind: JobKind, now: string, lockedUntil: string): Promise<JobRow | undefined> {
     const next = claimLocked(
       db,
       db
         .selectFrom('reply_jobs')
         .select('id')
+        .where('kind', '=', kind)
         .where((eb) => eb.or([
           eb.and([eb('state', '=', 'pending'), eb('run_after', '<=', now)]),
           eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)]),
@@ -57,7 +63,7 @@ export const replyJobRepository = {
   },
 
   /** Claims one given job when nobody holds it (the widget request answering its own message). */
-  async claim(db: Db, workspaceId: string, id: string, now: string, lockedUntil: string): Promise<ReplyJobRow | undefined> {
+  async claim(db: Db, workspaceId: string, id: string, now: string, lockedUntil: string): Promise<JobRow | undefined> {
     return db
       .updateTable('reply_jobs')
       .set((eb) => ({ state: 'running', locked_until: lockedUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
@@ -74,8 +80,28 @@ export const replyJobRepository = {
   },
 
   /** Moves a job on: done (with its answer), back to pending (retry later) or failed. */
-  async update(db: Db, workspaceId: string, id: string, changes: Partial<Pick<ReplyJobRow, 'state' | 'run_after' | 'locked_until' | 'last_error' | 'reply_message_id' | 'updated_at'>>): Promise<void> {
+  async update(db: Db, workspaceId: string, id: string, changes: Partial<Pick<JobRow, 'state' | 'run_after' | 'locked_until' | 'last_error' | 'reply_message_id' | 'updated_at'>>): Promise<void> {
     await db.updateTable('reply_jobs').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  },
+};
+
+/** SQL for the ingest jobs of sources. */
+export const ingestJobRepository = {
+  /** The ingest job of a source that is waiting or running, if any (a sync request then queues no other). */
+  async findOpen(db: Db, workspaceId: string, sourceId: string): Promise<JobRow | undefined> {
+    return db
+      .selectFrom('reply_jobs')
+      .select(JOB_COLUMNS)
+      .where('source_id', '=', sourceId)
+      .where('workspace_id', '=', workspaceId)
+      .where('kind', '=', 'ingest')
+      .where('state', 'in', ['pending', 'running'])
+      .executeTakeFirst();
+  },
+
+  /** Removes a source's jobs (the source is being deleted; a runner holding one finds it gone). */
+  async deleteBySource(db: Db, workspaceId: string, sourceId: string): Promise<void> {
+    await db.deleteFrom('reply_jobs').where('source_id', '=', sourceId).where('workspace_id', '=', workspaceId).where('kind', '=', 'ingest').execute();
   },
 };
 

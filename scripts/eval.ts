@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import { markdownTable, missLines, targetMisses, TARGETS } from '../eval/metrics.js';
+import { embeddingsConfigured, FULL_TEXT, runEvaluation } from '../eval/run.js';
+
+// npm run eval [-- --smoke] [-- --json results.json] [-- --misses]
+// The retrieval evaluation of issue 30 (see eval/run.ts): a fresh database (a temp SQLite file, or a schema of
+// TEST_DATABASE_URL when set), the fixture business ingested through the public API, then every question asked
+// of knowledge/search. Prints recall@1, recall@5 and MRR per mode, language and kind as a Markdown table;
+// exits 1 when full text misses the issue's targets in any language.
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const jsonIndex = args.indexOf('--json');
+const jsonTarget = jsonIndex === -1 ? null : args[jsonIndex + 1];
+const showMisses = args.includes('--misses');
+
+const runs = await runEvaluation({ smoke, env: process.env, log: (line) => console.error(line) });
+const database = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
+const [first] = runs;
+console.log(`\nRetrieval evaluation${smoke ? ' (smoke)' : ''} on ${database}: ${first?.report.results.length ?? 0} questions, ${first?.report.overall.count ?? 0} answerable\n`);
+console.log(markdownTable(runs.map((run) => run.report)));
+if (!embeddingsConfigured(process.env)) console.log('hybrid: not measured (set EMBEDDINGS_PROVIDER to compare full text with hybrid retrieval)');
+for (const run of runs) {
+  const failed = run.websiteDocuments.filter((document) => document.status !== 'ready');
+  console.log(`${run.report.mode}: ingestion took ${run.ingestSeconds.toFixed(1)} s; the website source has ${run.websiteDocuments.length} documents`
+    + (failed.length ? ` (not ready: ${failed.map((document) => `${document.path} ${document.status}: ${document.error ?? ''}`).join('; ')})` : ''));
+  if (showMisses) console.log(`\n${run.report.mode} — gold not first:\n${missLines(run.report).join('\n')}`);
+}
+const fullText = runs.find((run) => run.report.mode === FULL_TEXT);
+const misses = fullText ? targetMisses(fullText.report, { perLanguage: !smoke }) : [];
+console.log(`\ntargets (full text, ${smoke ? 'all smoke questions' : 'every language'}: recall@5 ≥ ${TARGETS.recallAt5}, MRR ≥ ${TARGETS.mrr}): ${misses.length ? `NOT MET — ${misses.join('; ')}` : 'met'}`);
+const hybrid = runs.find((run) => run.report.mode !== FULL_TEXT);
+if (fullText && hybrid) {
+  const better = hybrid.report.overall.mrr > fullText.report.overall.mrr && hybrid.report.overall.recallAt5 >= fullText.report.overall.recallAt5;
+  console.log(`hybrid better than full text alone (higher MRR, recall@5 no lower): ${better ? 'yes' : 'NO'}`);
+  if (!better) misses.push('hybrid not better than full text');
+}
+if (misses.length) process.exitCode = 1;
+if (jsonTarget) {
+  fs.writeFileSync(jsonTarget, `${JSON.stringify(runs, null, 2)}\n`);
+  console.error(`wrote ${jsonTarget}`);
+}

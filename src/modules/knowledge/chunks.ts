@@ -1,0 +1,227 @@
+import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
+import type { Db } from '../../db/schema.js';
+import { detectLanguage, indexTerms, queryWords, vocabularyOf, type Language } from './analyzer.js';
+import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
+
+/** A chunk of a source's document, as ingestion hands it over. */
+export interface ChunkInput {
+  workspaceId: string;
+  chatbotId: string;
+  sourceId: string;
+  documentId: string;
+  position: number;
+  title: string;
+  url: string | null;
+  headingPath: string[];
+  content: string;
+}
+
+/** A chunk retrieved for a question; score: higher is better, in (0, 1], the search's best hit scoring 1. */
+export interface KnowledgeHit {
+  sourceId: string;
+  documentId: string;
+  chunkId: number;
+  title: string;
+  url: string | null;
+  headingPath: string[];
+  content: string;
+  score: number;
+}
+
+const INSERT_BATCH = 100;
+const DELETE_PAGE = 1000;
+// The OR of more terms than this costs more than it ranks (32 question words, each with a few stems).
+const MAX_QUERY_TERMS = 96;
+// About how many chunks the full-text query may have to rank (see matchPlan).
+const CANDIDATE_BUDGET = 2000;
+
+/**
+ * Which terms the full-text query matches on. Ranking every chunk that holds a common term costs time in
+ * proportion to the agent's size; a common term weighs little in the ranking anyway (low IDF). So when rarer
+ * terms exist, only the rarest ones whose chunks add up to CANDIDATE_BUDGET select the candidates (any of
+ * them); when every term is common, chunks holding all of them do (any of them, if fewer than wanted).
+ */
+function matchPlan(chunkCounts: ReadonlyMap<string, number>, agentChunks: number): { terms: WeightedTerm[]; mode: 'any' | 'all'; scoring: WeightedTerm[] } | null {
+  const byRarity = [...chunkCounts].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAX_QUERY_TERMS);
+  if (byRarity.length === 0) return null;
+  // BM25's inverse document frequency (PostgreSQL's ranking has none of its own).
+  const weighted = byRarity.map(([term, docs]) => ({ term, docs, idf: Math.log(1 + (Math.max(agentChunks, docs) - docs + 0.5) / (docs + 0.5)) }));
+  const selective: WeightedTerm[] = [];
+  let candidates = 0;
+  for (const term of weighted) {
+    if (candidates + term.docs > CANDIDATE_BUDGET) break;
+    selective.push(term);
+    candidates += term.docs;
+  }
+  if (selective.length > 0) return { terms: selective, mode: 'any', scoring: weighted };
+  return { terms: weighted, mode: weighted.length > 1 ? 'all' : 'any', scoring: weighted };
+}
+
+// The database's own ranking picks this many candidates; BM25F over their terms orders them, the same
+// formula on both databases (PostgreSQL's ts_rank has no IDF or term saturation, FTS5's bm25 no title field
+// of its own weight in the same units).
+const RERANKED_CANDIDATES = 50;
+const TITLE_TERM_WEIGHT = 3;
+const K1 = 1.2;
+const B = 0.75;
+
+/** A chunk's weighted term frequencies (a title term counts TITLE_TERM_WEIGHT times) and its weighted length. */
+function termFrequencies(row: { title_terms: string; terms: string }): { tf: Map<string, number>; length: number } {
+  const tf = new Map<string, number>();
+  let length = 0;
+  for (const [text, weight] of [[row.title_terms, TITLE_TERM_WEIGHT], [row.terms, 1]] as const) {
+    for (const term of text.split(' ')) {
+      if (term === '') continue;
+      tf.set(term, (tf.get(term) ?? 0) + weight);
+      length += weight;
+    }
+  }
+  return { tf, length };
+}
+
+/** BM25F scores of the candidates for the question's terms; lengths are normalised by the candidates' mean length. */
+function bm25f(candidates: readonly { title_terms: string; terms: string }[], terms: readonly WeightedTerm[]): number[] {
+  const frequencies = candidates.map(termFrequencies);
+  const meanLength = frequencies.reduce((sum, c) => sum + c.length, 0) / Math.max(frequencies.length, 1) || 1;
+  return frequencies.map(({ tf, length }) => {
+    let score = 0;
+    for (const { term, idf } of terms) {
+      const f = tf.get(term) ?? 0;
+      if (f > 0) score += idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / meanLength)));
+    }
+    return score;
+  });
+}
+
+/** The text of a chunk that names it (title and headings): weighted above its content. */
+const titleText = (title: string, headingPath: readonly string[]) => [title, ...headingPath].join('\n');
+
+/** Adds a chunk's distinct words (word + term) to `counts`, once per chunk, and the chunk to the agent's count. */
+function countWords(counts: WordCounts, title: string, headingPath: readonly string[], content: string, language: Language): void {
+  counts.set(CHUNK_COUNT_KEY, (counts.get(CHUNK_COUNT_KEY) ?? 0) + 1);
+  for (const [word, term] of vocabularyOf(`${titleText(title, headingPath)}\n${content}`, language)) {
+    const key = wordKey(word, term);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+}
+
+function parseHeadingPath(text: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+type ChunkScope = { column: 'document_id' | 'source_id' | 'chatbot_id'; value: string };
+
+/**
+ * Deletes the chunks of one document, source or agent page by page (memory stays bounded for a source of
+ * 100,000 chunks), counting their words out of the agent's vocabulary as it goes.
+ */
+async function deleteWhere(trx: Db, workspaceId: string, scope: ChunkScope): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const rows = await trx.selectFrom('knowledge_chunks')
+      .select(['id', 'chatbot_id', 'title', 'heading_path', 'content', 'language'])
+      .where('workspace_id', '=', workspaceId).where(scope.column, '=', scope.value)
+      .orderBy('id').limit(DELETE_PAGE).execute();
+    if (rows.length === 0) return deleted;
+    const countsByAgent = new Map<string, WordCounts>();
+    for (const row of rows) {
+      const counts = countsByAgent.get(row.chatbot_id) ?? new Map();
+      countsByAgent.set(row.chatbot_id, counts);
+      if (scope.column !== 'chatbot_id') countWords(counts, row.title, parseHeadingPath(row.heading_path), row.content, row.language as Language);
+    }
+    await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('id', 'in', rows.map((row) => row.id)).execute();
+    for (const [chatbotId, counts] of countsByAgent) {
+      if (scope.column === 'chatbot_id') await vocabulary.removeAgent(trx, workspaceId, chatbotId);
+      else await vocabulary.remove(trx, workspaceId, chatbotId, counts);
+    }
+    deleted += rows.length;
+  }
+}
+
+/** SQL of an agent's knowledge chunks; every query carries the workspace id and, for reads, the agent. */
+export const knowledgeChunks = {
+  /** Analyses chunks (language, index terms, vocabulary) and inserts them; returns how many. Call in a transaction. */
+  async insert(trx: Db, chunks: ChunkInput[]): Promise<number> {
+    const createdAt = new Date().toISOString();
+    const countsByAgent = new Map<string, { workspaceId: string; chatbotId: string; counts: WordCounts }>();
+    for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
+      const rows = chunks.slice(start, start + INSERT_BATCH).map((chunk) => {
+        const language = detectLanguage(`${titleText(chunk.title, chunk.headingPath)}\n${chunk.content}`);
+        const agentKey = `${chunk.workspaceId}\u0000${chunk.chatbotId}`;
+        const agent = countsByAgent.get(agentKey) ?? { workspaceId: chunk.workspaceId, chatbotId: chunk.chatbotId, counts: new Map() };
+        countsByAgent.set(agentKey, agent);
+        countWords(agent.counts, chunk.title, chunk.headingPath, chunk.content, language);
+        return {
+          workspace_id: chunk.workspaceId, chatbot_id: chunk.chatbotId, source_id: chunk.sourceId, document_id: chunk.documentId,
+          position: chunk.position, title: chunk.title, url: chunk.url, heading_path: JSON.stringify(chunk.headingPath), content: chunk.content,
+          language, title_terms: indexTerms(titleText(chunk.title, chunk.headingPath), language), terms: indexTerms(chunk.content, language), created_at: createdAt,
+        };
+      });
+      await trx.insertInto('knowledge_chunks').values(rows).execute();
+    }
+    for (const { workspaceId, chatbotId, counts } of countsByAgent.values()) await vocabulary.add(trx, workspaceId, chatbotId, counts);
+    return chunks.length;
+  },
+
+  /** Deletes the chunks of one document; returns how many. */
+  deleteByDocument(trx: Db, workspaceId: string, documentId: string): Promise<number> {
+    return deleteWhere(trx, workspaceId, { column: 'document_id', value: documentId });
+  },
+
+  /** Deletes the chunks of one source; returns how many. */
+  deleteBySource(trx: Db, workspaceId: string, sourceId: string): Promise<number> {
+    return deleteWhere(trx, workspaceId, { column: 'source_id', value: sourceId });
+  },
+
+  /** Deletes every chunk of an agent and its vocabulary; returns how many chunks. */
+  deleteByChatbot(trx: Db, workspaceId: string, chatbotId: string): Promise<number> {
+    return deleteWhere(trx, workspaceId, { column: 'chatbot_id', value: chatbotId });
+  },
+
+  /**
+   * Ranked retrieval for a visitor question, best first: each word stands for its stems in the five
+   * languages that the agent's chunks hold, or, when it holds none, for the nearest words of the agent's
+   * vocabulary (a typo); the rarest of those terms select the candidates (matchPlan). Only plain terms reach
+   * the full-text query.
+   */
+  async search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number): Promise<KnowledgeHit[]> {
+    if (limit <= 0) return [];
+    const words = queryWords(question);
+    if (words.length === 0) return [];
+    const known = await vocabulary.known(db, workspaceId, chatbotId, [...new Set(words.flatMap((word) => word.terms))]);
+    const misspelt = words.filter((word) => !word.terms.some((term) => known.has(term))).map((word) => word.word);
+    const agentChunks = known.get(CHUNK_COUNT_KEY) ?? 0;
+    known.delete(CHUNK_COUNT_KEY);
+    const chunkCounts = new Map(known);
+    for (const corrections of (await vocabulary.corrections(db, workspaceId, chatbotId, misspelt)).values()) {
+      for (const [term, docs] of corrections) chunkCounts.set(term, docs);
+    }
+    const plan = matchPlan(chunkCounts, agentChunks);
+    if (!plan) return [];
+    const candidates = Math.max(limit, RERANKED_CANDIDATES);
+    const query = (terms: readonly WeightedTerm[], mode: 'any' | 'all') => db.selectFrom('knowledge_chunks as c')
+      .innerJoin(termsFullTextHits(db, 'knowledge_chunks', chatbotId, terms, mode, candidates), 'hits.id', 'c.id')
+      .select(['c.id', 'c.source_id', 'c.document_id', 'c.title', 'c.url', 'c.heading_path', 'c.content', 'c.position', 'c.title_terms', 'c.terms'])
+      .where('c.workspace_id', '=', workspaceId).where('c.chatbot_id', '=', chatbotId)
+      .orderBy('hits.rank', 'desc').orderBy('c.position').orderBy('c.id')
+      .limit(candidates)
+      .execute();
+    let rows = await query(plan.terms, plan.mode);
+    if (plan.mode === 'all' && rows.length < limit) rows = await query(plan.terms, 'any');
+    const scores = bm25f(rows, plan.scoring);
+    const ranked = rows.map((row, i) => ({ row, score: scores[i]! }))
+      .sort((a, b) => b.score - a.score || a.row.position - b.row.position || Number(a.row.id) - Number(b.row.id))
+      .slice(0, limit);
+    // Relative to the best hit, so a score reads the same whatever the agent's size.
+    const best = Math.max(...ranked.map((hit) => hit.score), Number.MIN_VALUE);
+    return ranked.map(({ row, score }) => ({
+      sourceId: row.source_id, documentId: row.document_id, chunkId: Number(row.id), title: row.title, url: row.url,
+      headingPath: parseHeadingPath(row.heading_path), content: row.content, score: Math.min(1, Math.max(score / best, 1e-9)),
+    }));
+  },
+};

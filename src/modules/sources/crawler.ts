@@ -1,0 +1,218 @@
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseHTML } from 'linkedom';
+import picomatch from 'picomatch';
+import robotsParserModule from 'robots-parser';
+import { OutboundError, safeFetch, type OutboundPolicy } from '../../lib/outbound-fetch.js';
+import { collectSitemapUrls } from './sitemap.js';
+
+/** How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all. */
+export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[] }
+
+/** One fetched page: its body as served (HTML, or a PDF the caller may ingest), or why it failed. */
+export type CrawledPage =
+  | { url: string; depth: number; ok: true; contentType: string | null; body: Uint8Array }
+  | { url: string; depth: number; ok: false; error: string };
+
+const HTML = /^\s*(text\/html|application\/xhtml\+xml)/i;
+const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.8';
+// Links to these are assets, never knowledge: not worth a request.
+const ASSET = /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp|tiff?|css|js|mjs|map|json|woff2?|ttf|otf|eot|mp[34]|m4a|wav|ogg|webm|mov|avi|zip|gz|tgz|rar|7z|exe|dmg|iso|apk)$/i;
+// robots-parser is CommonJS (module.exports = the function) while its types declare an ES default export.
+const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
+
+/** The parts of linkedom's document read here (the DOM lib types are not part of this Node project). */
+interface LinkElement { getAttribute(name: string): string | null }
+interface LinkDocument {
+  querySelector(selector: string): LinkElement | null;
+  querySelectorAll(selector: string): Iterable<LinkElement>;
+}
+
+/** Politeness: a robots.txt Crawl-delay is honoured up to this many seconds between requests. */
+const MAX_CRAWL_DELAY_S = 2;
+
+/** An http(s) URL without its fragment, or null for anything else (mailto:, javascript:, garbage). */
+function parseLink(href: string, base?: URL): URL | null {
+  let url: URL;
+  try {
+    url = new URL(href, base);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  url.hash = '';
+  return url;
+}
+
+/** The identity of a page for de-duplication: `/a` and `/a/` are one page; an empty query is no query. */
+function pageKey(url: URL): string {
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  return `${url.origin}${path}${url.search === '?' ? '' : url.search}`;
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The glob filter on a URL's path; globs are written with or without the leading slash, `*.pdf` matches any folder. */
+function pathFilter(include: string[], exclude: string[]): (url: URL) => boolean {
+  const compile = (globs: string[]) => {
+    // `basename` only for globs without a slash: picomatch's option stops `a/**` matching `a/b`.
+    const matchers = globs
+      .map((glob) => glob.trim().replace(/^\/+/, ''))
+      .filter(Boolean)
+      .map((glob) => picomatch(glob, { dot: true, basename: !glob.includes('/') }));
+    return matchers.length > 0 ? (path: string) => matchers.some((matches) => matches(path)) : null;
+  };
+  const included = compile(include);
+  const excluded = compile(exclude);
+  return (url) => {
+    const path = safeDecode(url.pathname).replace(/^\/+/, '');
+    if (excluded?.(path)) return false;
+    return included === null || included(path);
+  };
+}
+
+interface SiteRules { allowed(url: URL): boolean; sitemaps: string[]; delayMs: number }
+
+/** The site's robots.txt rules for our user agent; a missing or unreadable robots.txt allows everything. */
+async function loadRobots(origin: string, policy: OutboundPolicy): Promise<SiteRules> {
+  const robotsUrl = `${origin}/robots.txt`;
+  let text = '';
+  try {
+    const response = await safeFetch(robotsUrl, policy, { accept: 'text/plain,*/*;q=0.1' });
+    if (response.status >= 200 && response.status <= 299) text = Buffer.from(response.body).toString('utf8');
+  } catch {
+    // Unreachable robots.txt: treated as absent (the pages themselves will report their own errors).
+  }
+  const robots = robotsParser(robotsUrl, text);
+  const agent = policy.userAgent.split(/[/\s]/)[0] ?? policy.userAgent;
+  return {
+    allowed: (url) => robots.isAllowed(url.href, agent) !== false,
+    sitemaps: robots.getSitemaps(),
+    delayMs: Math.min(robots.getCrawlDelay(agent) ?? 0, MAX_CRAWL_DELAY_S) * 1000,
+  };
+}
+
+function decodeHtml(body: Uint8Array, contentType: string | null): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(contentType ?? '')?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(charset).decode(body);
+  } catch {
+    return new TextDecoder('utf-8').decode(body);
+  }
+}
+
+/** The links a page offers to follow (none when it says nofollow) and its canonical URL. */
+function readPage(html: string, pageUrl: URL): { links: URL[]; canonical: URL | null } {
+  const document = parseHTML(html).document as unknown as LinkDocument;
+  const base = parseLink(document.querySelector('base[href]')?.getAttribute('href') ?? '', pageUrl) ?? pageUrl;
+  const canonicalHref = document.querySelector('link[rel~="canonical"][href]')?.getAttribute('href');
+  const canonical = canonicalHref ? parseLink(canonicalHref, base) : null;
+  const metaRobots = document.querySelector('meta[name="robots" i]')?.getAttribute('content') ?? '';
+  if (/nofollow|none/i.test(metaRobots)) return { links: [], canonical };
+  const links: URL[] = [];
+  for (const anchor of document.querySelectorAll('a[href], area[href]')) {
+    if (/\bnofollow\b/i.test(anchor.getAttribute('rel') ?? '')) continue;
+    const link = parseLink(anchor.getAttribute('href') ?? '', base);
+    if (link) links.push(link);
+  }
+  return { links, canonical };
+}
+
+/** The reason a page failed, readable by the user. */
+function failure(error: unknown): string {
+  if (error instanceof OutboundError) return error.message;
+  return `could not fetch the page: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * Same-origin crawl from startUrl: robots.txt honoured (robots-parser, our user agent), sitemap.xml (and
+ * sitemap indexes; also Sitemap: lines of robots.txt) seeds URLs, links from pages (<a href> via linkedom),
+ * URL normalisation (fragment dropped, trailing-slash/duplicate handling), include/exclude globs on the path,
+ * depth and page limits (maxPages: 1 = the start page only). Yields each page as fetched (a failed page is
+ * yielded with ok:false and never stops the crawl). Non-HTML responses are yielded as they are.
+ *
+ * The start page is always fetched (the user named it), whatever the globs say; pages are fetched one at a
+ * time, breadth first: the start page, then the sitemap's pages (depth 1; read once the start page answered,
+ * even with an error status), then the links found.
+ */
+export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: OutboundPolicy): AsyncGenerator<CrawledPage> {
+  const start = parseLink(startUrl.trim());
+  if (!start) throw new OutboundError('refused: only http and https URLs are crawled');
+  let origin = start.origin;
+  let rules = await loadRobots(origin, policy);
+  if (!rules.allowed(start)) {
+    yield { url: start.href, depth: 0, ok: false, error: 'disallowed by robots.txt' };
+    return;
+  }
+  const wanted = pathFilter(limits.include, limits.exclude);
+  const seen = new Set<string>([pageKey(start)]);
+  const fetchedKeys = new Set<string>();
+  const queue: Array<{ url: URL; depth: number }> = [{ url: start, depth: 0 }];
+  const admit = (url: URL, depth: number): boolean => {
+    const key = pageKey(url);
+    if (url.origin !== origin || depth > limits.maxDepth || seen.has(key)) return false;
+    if (ASSET.test(url.pathname) || !wanted(url) || !rules.allowed(url)) return false;
+    seen.add(key);
+    queue.push({ url, depth });
+    return true;
+  };
+
+  let yielded = 0;
+  for (let next = 0; next < queue.length && yielded < limits.maxPages; next++) {
+    const { url, depth } = queue[next] as { url: URL; depth: number };
+    if (next > 0 && rules.delayMs > 0) await sleep(rules.delayMs);
+    let response;
+    try {
+      response = await safeFetch(url.href, policy, { accept: PAGE_ACCEPT });
+    } catch (error) {
+      yielded++;
+      yield { url: url.href, depth, ok: false, error: failure(error) };
+      continue;
+    }
+    const final = new URL(response.url);
+    if (depth === 0 && final.origin !== origin) {
+      // The start page moved (http → https, www.): the site is where it landed.
+      origin = final.origin;
+      rules = await loadRobots(origin, policy);
+    }
+    if (final.origin !== origin) {
+      yielded++;
+      yield { url: url.href, depth, ok: false, error: `redirected off the site, to ${final.href}` };
+      continue;
+    }
+    const finalKey = pageKey(final);
+    if (depth > 0 && finalKey !== pageKey(url) && (fetchedKeys.has(finalKey) || !wanted(final) || !rules.allowed(final))) continue;
+    seen.add(finalKey);
+    fetchedKeys.add(finalKey);
+    if (depth === 0 && limits.maxPages > 1 && limits.maxDepth >= 1) {
+      // The site answered (even a 404 start page): its sitemap seeds depth 1, ahead of the start page's links.
+      await collectSitemapUrls(origin, rules.sitemaps, policy, (loc) => {
+        const link = parseLink(loc, final);
+        return link !== null && admit(link, 1);
+      }, limits.maxPages - 1);
+    }
+    if (response.status < 200 || response.status > 299) {
+      yielded++;
+      yield { url: final.href, depth, ok: false, error: `the page answered ${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim() };
+      continue;
+    }
+
+    const page = HTML.test(response.contentType ?? '') ? readPage(decodeHtml(response.body, response.contentType), final) : null;
+    // A canonical link is honoured only between variants of one path (?ref=, ?sort=): sites that point every
+    // page's canonical at the home page are common enough that trusting it further would drop whole sites.
+    const canonical = page?.canonical;
+    if (canonical && canonical.origin === origin && canonical.pathname === final.pathname && pageKey(canonical) !== finalKey) {
+      if (fetchedKeys.has(pageKey(canonical))) continue;
+      seen.add(pageKey(canonical));
+    }
+    yielded++;
+    yield { url: final.href, depth, ok: true, contentType: response.contentType, body: response.body };
+    if (page && depth < limits.maxDepth) for (const link of page.links) admit(link, depth + 1);
+  }
+}

@@ -1,0 +1,54 @@
+import { parseHTML } from 'linkedom';
+import mammoth from 'mammoth';
+import { blocksFromDom, type DomNode } from './dom-blocks.js';
+import { firstHeading } from './text.js';
+import { collapseWhitespace, DocumentError, type ParsedDocument } from './types.js';
+import { expandedSize, readSmallEntry, zipEntries } from './zip.js';
+
+/** A DOCX that unpacks to more than this is refused before mammoth reads it (a "zip bomb"). */
+export const MAX_DOCX_EXPANDED_MB = 50;
+const MAX_EXPANDED_BYTES = MAX_DOCX_EXPANDED_MB * 1024 * 1024;
+
+/** A Word document through mammoth (→ HTML → blocks, so headings and lists survive); the title from its properties or first heading. */
+export async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
+  const entries = zipEntries(bytes);
+  if (!entries) throw new DocumentError('The file is not a valid DOCX (it is damaged, or not a ZIP archive).');
+  if (!entries.some((entry) => entry.name === 'word/document.xml')) throw new DocumentError('The file is a ZIP archive but not a Word document.');
+  await refuseBombs(bytes, entries);
+
+  let html: string;
+  try {
+    const result = await mammoth.convertToHtml(
+      { buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+      // Images carry no text; mammoth would otherwise inline each one as a data URI.
+      { convertImage: mammoth.images.imgElement(async () => ({ src: '' })) },
+    );
+    html = result.value;
+  } catch (error) {
+    throw new DocumentError(`The DOCX could not be read (it may be corrupt): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const blocks = blocksFromDom(document.body as unknown as DomNode, { dropChrome: false });
+  return { title: coreTitle(bytes, entries) ?? firstHeading(blocks), blocks };
+}
+
+/** Declared sizes first (cheap), then the real ones, counted while inflating: declared sizes can lie. */
+async function refuseBombs(bytes: Uint8Array, entries: NonNullable<ReturnType<typeof zipEntries>>) {
+  const tooLarge = () => new DocumentError(`The DOCX expands to more than ${MAX_DOCX_EXPANDED_MB} MB when unpacked; it is refused as a likely zip bomb.`);
+  if (entries.reduce((sum, entry) => sum + entry.declaredSize, 0) > MAX_EXPANDED_BYTES) throw tooLarge();
+  let total = 0;
+  for (const entry of entries) {
+    total += await expandedSize(bytes, entry, MAX_EXPANDED_BYTES - total);
+    if (total > MAX_EXPANDED_BYTES) throw tooLarge();
+  }
+}
+
+/** dc:title of docProps/core.xml, when set. */
+function coreTitle(bytes: Uint8Array, entries: NonNullable<ReturnType<typeof zipEntries>>): string | null {
+  const entry = entries.find((candidate) => candidate.name === 'docProps/core.xml');
+  const xml = entry ? readSmallEntry(bytes, entry, 1024 * 1024)?.toString('utf8') : undefined;
+  const raw = xml ? /<dc:title>([\s\S]*?)<\/dc:title>/.exec(xml)?.[1] : undefined;
+  if (!raw) return null;
+  const { document } = parseHTML(`<!doctype html><html><body><p>${raw}</p></body></html>`);
+  return collapseWhitespace(document.body.textContent ?? '') || null;
+}

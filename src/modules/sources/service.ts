@@ -1,0 +1,174 @@
+import type { Kysely } from 'kysely';
+import type { SourcesConfig } from '../../config.js';
+import type { Database } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { AppError } from '../../http/errors.js';
+import { createdRange } from '../../http/filters.js';
+import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import type { OperationContext } from '../../lib/actor.js';
+import type { Clock } from '../../lib/clock.js';
+import { isId } from '../../lib/ids.js';
+import { nextUpdatedAt } from '../../lib/versioning.js';
+import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import { chatbotRepository } from '../chatbots/repository.js';
+import { knowledgeChunks } from '../knowledge/chunks.js';
+import { ingestJobRepository } from '../runtime/repository.js';
+import { insertHandWritten, newSourceRow } from './hand-written.js';
+import { queueIngestJob, type SourceConfigJson } from './ingestion.js';
+import { detectFileKind } from './parsing/index.js';
+import { presentSource, presentSourceDocument } from './presenter.js';
+import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
+import type { CreateSourceJsonInput, KnowledgeHitView, ListDocumentsFilters, ListSourcesFilters, SourceDocumentView, SourceView } from './schema.js';
+
+/** An uploaded file (multipart field `file`) and the optional `title` field. */
+export interface Upload {
+  filename: string;
+  mediaType: string | null;
+  bytes: Uint8Array;
+  title?: string;
+}
+
+const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as const;
+
+/**
+ * Knowledge sources of an agent. Text and Q&A sources are small and ingested inline, in the creating
+ * transaction (ready at once, retrievable by the next question); websites and files get an ingest job in
+ * that same transaction, run by the job runner (src/modules/runtime/reply-worker.ts).
+ */
+export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, config: SourcesConfig, wake: () => void = () => undefined) {
+  async function agent(ctx: OperationContext, chatbotId: string, executor = ctx.trx ?? db) {
+    const chatbot = isId('chatbot', chatbotId) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, chatbotId) : undefined;
+    if (!chatbot) throw AppError.notFound('AI Agent', chatbotId);
+    return chatbot;
+  }
+
+  async function load(ctx: OperationContext, chatbotId: string, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<SourceRow> {
+    await agent(ctx, chatbotId, executor);
+    const row = isId('source', id) ? await sourceRepository.find(executor, ctx.actor.workspaceId, chatbotId, id, { forUpdate }) : undefined;
+    if (!row) throw AppError.notFound('source', id);
+    return row;
+  }
+
+  function crawlSettings(input: Extract<CreateSourceJsonInput, { type: 'website' }>): SourceConfigJson['crawl'] {
+    const crawl = input.crawl ?? {};
+    const maxPages = crawl.max_pages ?? config.crawlDefaults.maxPages;
+    if (maxPages > config.maxPages) {
+      throw AppError.validation(`crawl.max_pages is at most ${config.maxPages} on this service (SOURCE_MAX_PAGES).`, [
+        { pointer: '/crawl/max_pages', message: `must be at most ${config.maxPages}` },
+      ]);
+    }
+    return { max_pages: maxPages, max_depth: crawl.max_depth ?? config.crawlDefaults.maxDepth, include: crawl.include ?? [], exclude: crawl.exclude ?? [] };
+  }
+
+  function newSource(ctx: OperationContext, chatbotId: string, fields: Pick<SourceRow, 'type' | 'title' | 'url' | 'config'> & Partial<SourceRow>): SourceRow {
+    return newSourceRow(clock.now(), ctx.actor.workspaceId, chatbotId, 'api', fields);
+  }
+
+  function rowFor(ctx: OperationContext, chatbotId: string, input: CreateSourceJsonInput | Upload): SourceRow {
+    if ('bytes' in input) {
+      return newSource(ctx, chatbotId, { type: 'file', title: input.title ?? input.filename, url: null, config: JSON.stringify({ filename: input.filename, media_type: input.mediaType }) });
+    }
+    if (input.type === 'website') {
+      const interval = input.sync_interval_hours ?? null;
+      return newSource(ctx, chatbotId, {
+        type: 'website',
+        title: input.title ?? new URL(input.url).hostname,
+        url: input.url,
+        config: JSON.stringify({ crawl: crawlSettings(input) }),
+        sync_interval_hours: interval,
+        next_sync_at: interval === null ? null : new Date(clock.now().getTime() + interval * 3_600_000).toISOString(),
+      });
+    }
+    if (input.type === 'text') return newSource(ctx, chatbotId, { type: 'text', title: input.title, url: null, config: JSON.stringify({ content: input.content }) });
+    return newSource(ctx, chatbotId, { type: 'qa', title: input.question, url: null, config: JSON.stringify({ question: input.question, answer: input.answer }) });
+  }
+
+  return {
+    /** Adds a source to an agent: text and Q&A are ready at once; websites and files are queued for ingestion. */
+    async create(ctx: OperationContext, chatbotId: string, input: CreateSourceJsonInput | Upload): Promise<SourceView> {
+      if ('bytes' in input && !detectFileKind(input.filename, input.mediaType, input.bytes.subarray(0, 512))) {
+        throw new AppError('unsupported_media_type', 'The file is not a PDF, DOCX, Markdown, plain text or HTML file.');
+      }
+      const row = rowFor(ctx, chatbotId, input);
+      const created = await inTransaction(db, ctx, async (trx) => {
+        const chatbot = await agent(ctx, chatbotId, trx);
+        if (chatbot.status === 'archived') throw new AppError('chatbot_archived', 'This AI Agent is archived and can no longer be changed.');
+        let stored = row;
+        if (row.type === 'text' || row.type === 'qa') {
+          stored = await insertHandWritten(trx, clock, row);
+        } else {
+          await sourceRepository.insert(trx, row);
+          if ('bytes' in input) await sourceRepository.insertFile(trx, { source_id: row.id, workspace_id: row.workspace_id, bytes: input.bytes });
+          await queueIngestJob(trx, row, row.created_at);
+        }
+        const view = presentSource(stored);
+        await audit.record(trx, ctx, { action: 'source.created', target: { type: 'source', id: row.id }, changes: diffChanges(null, view, AUDITED) });
+        return view;
+      });
+      if (created.status === 'queued') wake();
+      return created;
+    },
+
+    /** One source of an agent. */
+    async get(ctx: OperationContext, chatbotId: string, id: string): Promise<SourceView> {
+      return presentSource(await load(ctx, chatbotId, id));
+    },
+
+    /** A page of an agent's sources, newest first. */
+    async list(ctx: OperationContext, chatbotId: string, query: ListSourcesFilters): Promise<Page<SourceView>> {
+      await agent(ctx, chatbotId);
+      const filters = { list: `sources:${chatbotId}`, ...createdRange(query) };
+      const page = pageRequest(query, filters);
+      const rows = await sourceRepository.list(db, ctx.actor.workspaceId, chatbotId, filters, page);
+      return toPage(rows, page, filters, presentSource);
+    },
+
+    /** A page of a source's documents, in the order they were found. */
+    async documents(ctx: OperationContext, chatbotId: string, id: string, query: ListDocumentsFilters): Promise<Page<SourceDocumentView>> {
+      await load(ctx, chatbotId, id);
+      const filters = { list: `source_documents:${id}` };
+      const page = pageRequest(query, filters, 'asc');
+      const rows = await sourceDocumentRepository.list(db, ctx.actor.workspaceId, id, page);
+      return toPage(rows, page, filters, presentSourceDocument);
+    },
+
+    /** Removes a source, its documents and its chunks (they leave retrieval in the same transaction). */
+    async remove(ctx: OperationContext, chatbotId: string, id: string): Promise<void> {
+      await inTransaction(db, ctx, async (trx) => {
+        const row = await load(ctx, chatbotId, id, trx, true);
+        await knowledgeChunks.deleteBySource(trx, ctx.actor.workspaceId, id);
+        await ingestJobRepository.deleteBySource(trx, ctx.actor.workspaceId, id);
+        await sourceRepository.delete(trx, ctx.actor.workspaceId, id);
+        await audit.record(trx, ctx, { action: 'source.deleted', target: { type: 'source', id }, changes: { type: { before: row.type, after: null }, title: { before: row.title, after: null } } });
+      });
+    },
+
+    /** Queues a re-sync now (none is added while one waits or runs); the source shows `queued`. */
+    async sync(ctx: OperationContext, chatbotId: string, id: string): Promise<SourceView> {
+      const view = await inTransaction(db, ctx, async (trx) => {
+        const row = await load(ctx, chatbotId, id, trx, true);
+        if (await ingestJobRepository.findOpen(trx, ctx.actor.workspaceId, id)) return presentSource(row);
+        const now = clock.now();
+        const next: SourceRow = { ...row, status: 'queued', updated_at: nextUpdatedAt(row.updated_at, now) };
+        await sourceRepository.update(trx, ctx.actor.workspaceId, id, { status: next.status, updated_at: next.updated_at });
+        await queueIngestJob(trx, row, now.toISOString());
+        await audit.record(trx, ctx, { action: 'source.sync_requested', target: { type: 'source', id }, changes: diffChanges(presentSource(row), presentSource(next), ['status']) });
+        return presentSource(next);
+      });
+      wake();
+      return view;
+    },
+
+    /** What the agent would retrieve for a question, best first. */
+    async search(ctx: OperationContext, chatbotId: string, question: string, limit: number): Promise<{ object: 'list'; data: KnowledgeHitView[] }> {
+      await agent(ctx, chatbotId);
+      const hits = await knowledgeChunks.search(db, ctx.actor.workspaceId, chatbotId, question, limit);
+      return {
+        object: 'list',
+        data: hits.map((hit) => ({ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url, content: hit.content, score: hit.score })),
+      };
+    },
+  };
+}
+
+export type SourceService = ReturnType<typeof createSourceService>;
