@@ -357,10 +357,12 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     clearStatus();
     clearInterval(state.watch);
     setBusy(true);
-    const mine = addMessage('user', text);
+    let mine = null;
     let bubble = null;
     try {
+      // Connected first: connecting renders the conversation afresh, which would drop a bubble added before.
       await ensureConnected();
+      mine = addMessage('user', text);
       bubble = typingBubble();
       const response = await fetch(api('widget/v1/conversations/' + encodeURIComponent(state.session.conversation_id) + '/messages'), {
         method: 'POST',
@@ -418,7 +420,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       }
     } catch (error) {
       if (bubble) bubble.remove();
-      mine.remove();
+      if (mine) mine.remove();
       if (error instanceof TypeError) {
         showStatus("We couldn't reach the chat. Check your connection.", { label: 'Retry', run: () => send(text) });
       } else if (!state.session) {
