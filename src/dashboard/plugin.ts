@@ -8,6 +8,7 @@ import { authRoutes } from './routes/auth.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { leadRoutes } from './routes/leads.js';
 import { settingsRoutes } from './routes/settings.js';
+import { sourceRoutes } from './routes/sources.js';
 import { sessionHook } from './session.js';
 import { publicRouteBudget, signInLimiter } from './sign-in-limit.js';
 import { registerWebApp } from './static.js';
@@ -39,6 +40,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     await scope.register(leadRoutes(services));
     await scope.register(settingsRoutes(services));
     await scope.register(auditRoutes(services));
+    await scope.register(sourceRoutes(services, { maxFileBytes: config.sources.maxFileBytes }));
   };
   await app.register(api, { prefix: '/app/api' });
   registerWebApp(app);

@@ -28,6 +28,16 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
     credentials: 'same-origin',
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
+  return answer<T>(response);
+}
+
+/** POSTs a multipart form (a file upload) with the CSRF token; no Content-Type, so the browser sets the boundary. */
+export async function upload<T = unknown>(path: string, form: FormData): Promise<T> {
+  const response = await fetch(`/app/api${path}`, { method: 'POST', headers: { 'x-csrf-token': csrfToken }, credentials: 'same-origin', body: form });
+  return answer<T>(response);
+}
+
+async function answer<T>(response: Response): Promise<T> {
   if (response.status === 204) return undefined as T;
   const text = await response.text();
   const data = text ? JSON.parse(text) : undefined;

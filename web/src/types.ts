@@ -58,3 +58,41 @@ export interface Page<T> {
   has_more: boolean;
   next_cursor: string | null;
 }
+
+/** A knowledge source of an agent (website, file, text or Q&A), as /app/api returns it (the /api/v1 shape). */
+export interface Source {
+  id: string;
+  chatbot_id: string;
+  type: 'website' | 'file' | 'text' | 'qa';
+  title: string | null;
+  url: string | null;
+  status: 'queued' | 'syncing' | 'ready' | 'failed';
+  /** documents: stored so far (read or failed); chunks: retrievable now; failed_documents: could not be read. */
+  stats: { documents: number; chunks: number; failed_documents: number };
+  error: string | null;
+  sync_interval_hours: number | null;
+  last_synced_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One page or file of a source. */
+export interface SourceDocument {
+  id: string;
+  source_id: string;
+  url: string;
+  title: string | null;
+  status: 'pending' | 'ready' | 'failed';
+  error: string | null;
+  chunks: number;
+}
+
+/** One chunk retrieval found for a question. */
+export interface KnowledgeHit {
+  source_id: string;
+  document_id: string;
+  title: string;
+  url: string | null;
+  content: string;
+  score: number;
+}

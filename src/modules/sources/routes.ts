@@ -1,14 +1,10 @@
-import { hash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { apiContext } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
 import { operation } from '../../http/operation.js';
 import { IdParams } from '../../http/schemas.js';
 import {
-  CreateSourceJson,
+  CreateSourceBody,
   KnowledgeSearchQuery,
   KnowledgeSearchResult,
   ListDocumentsQuery,
@@ -17,45 +13,12 @@ import {
   SourceDocumentList,
   SourceList,
   SourceParams,
-  UploadForm,
   type CreateSourceJsonInput,
 } from './schema.js';
-import type { SourceService, Upload } from './service.js';
+import type { SourceService } from './service.js';
+import { readUpload, uploadOf } from './upload.js';
 
 const TAG = 'Knowledge sources';
-
-// The file of a multipart request, read before validation and handed to the handler beside the body.
-const uploads = new WeakMap<FastifyRequest, Upload>();
-
-/**
- * Reads a multipart upload (field `file`, optional `title`) within the size limit, and replaces the body
- * with the form as validated: the file as `sha256:<hex>;name=<name>`, so a retry with the same
- * Idempotency-Key and another file is told apart.
- */
-async function readUpload(request: FastifyRequest, maxFileBytes: number): Promise<void> {
-  if (!request.isMultipart()) return;
-  const form: Record<string, string> = {};
-  let upload: Upload | null = null;
-  try {
-    for await (const part of request.parts({ limits: { fileSize: maxFileBytes, files: 1, fields: 5, fieldSize: 1000 } })) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') throw AppError.validation('The upload is invalid.', [{ pointer: `/${part.fieldname}`, message: 'unknown field' }]);
-        const bytes = new Uint8Array(await part.toBuffer());
-        upload = { filename: part.filename, mediaType: part.mimetype || null, bytes };
-        form.file = `sha256:${hash('sha256', bytes, 'hex')};name=${part.filename}`;
-      } else {
-        form[part.fieldname] = String(part.value);
-      }
-    }
-  } catch (error) {
-    if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new AppError('payload_too_large', `The file is larger than ${Math.round(maxFileBytes / 1024 / 1024)} MB (SOURCE_MAX_FILE_MB).`);
-    }
-    throw error;
-  }
-  request.body = form;
-  if (upload) uploads.set(request, { ...upload, ...(form.title !== undefined ? { title: form.title } : {}) });
-}
 
 /** /chatbots/{id}/sources and /chatbots/{id}/knowledge/search: an agent's knowledge sources and retrieval. */
 export function sourceRoutes(sources: SourceService, options: { maxFileBytes: number }): FastifyPluginAsyncTypebox {
@@ -80,9 +43,7 @@ export function sourceRoutes(sources: SourceService, options: { maxFileBytes: nu
             tag: TAG,
             scope: 'chatbots:write',
             params: IdParams,
-            body: Type.Unsafe<CreateSourceJsonInput | { file: string; title?: string }>({
-              content: { 'application/json': { schema: CreateSourceJson }, 'multipart/form-data': { schema: UploadForm } },
-            }),
+            body: CreateSourceBody,
             success: { status: 201, description: 'The new source.', schema: Source },
             errors: {
               409: 'The AI Agent is archived (`chatbot_archived`), or the same Idempotency-Key is still being processed (`idempotency_key_in_use`).',
@@ -93,7 +54,7 @@ export function sourceRoutes(sources: SourceService, options: { maxFileBytes: nu
           preValidation: async (request) => readUpload(request, options.maxFileBytes),
         },
         async (request, reply) => {
-          const upload = uploads.get(request);
+          const upload = uploadOf(request);
           const input = upload ?? (request.body as CreateSourceJsonInput);
           const source = await sources.create(apiContext(request), request.params.id, input);
           return reply.created(`/api/v1/chatbots/${source.chatbot_id}/sources/${source.id}`).send(source);

@@ -154,3 +154,8 @@ export const KnowledgeSearchResult = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(KnowledgeHit) },
   { title: 'KnowledgeSearchResult' },
 );
+
+/** Body of POST …/sources: JSON (a website, a text, a Q&A pair) or the multipart form of a file. */
+export const CreateSourceBody = Type.Unsafe<CreateSourceJsonInput | { file: string; title?: string }>({
+  content: { 'application/json': { schema: CreateSourceJson }, 'multipart/form-data': { schema: UploadForm } },
+});

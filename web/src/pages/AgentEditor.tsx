@@ -4,6 +4,7 @@ import { Link } from '../router';
 import { useSession } from '../session';
 import type { Agent } from '../types';
 import { Badge, CopyButton, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { AgentSources } from './AgentSources';
 import { PreviewChat } from './PreviewChat';
 
 const LEAD_FIELDS = ['name', 'email', 'phone', 'company'];
@@ -243,6 +244,7 @@ export function AgentEditor({ id }: { id: string }) {
           </section>
         </div>
       </div>
+      <AgentSources agentId={agent.id} readOnly={readOnly} />
     </>
   );
 }
