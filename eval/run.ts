@@ -13,6 +13,8 @@ import { loadConfig } from '../src/config.js';
 import { SCOPES } from '../src/http/scopes.js';
 import { systemContext } from '../src/lib/actor.js';
 import { dropDatabase, freshDatabaseEnv } from '../test/helpers/database.js';
+import { startOpenAiServer } from '../test/helpers/openai-server.js';
+import { loadWordVectorEmbedding } from './word-vectors.js';
 import { makeDocuments } from './fixture/make-documents.js';
 import { serveFixtureSite } from './fixture/site-server.js';
 import { reportOf, type ModeReport, type QuestionResult } from './metrics.js';
@@ -65,20 +67,37 @@ const DATABASE_VARIABLES = ['DATABASE_URL', 'DATABASE_SCHEMA', 'REDIS_URL'];
 
 const without = (env: Record<string, string | undefined>, names: string[]) => Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
 
+/** The model name the local embeddings server answers for. */
+export const LOCAL_EMBEDDINGS_MODEL = 'local-word-vectors-100d';
+
 /** True when the environment configures an embeddings provider (hybrid retrieval). */
 export function embeddingsConfigured(env: Record<string, string | undefined>): boolean {
   return Boolean(env.EMBEDDINGS_PROVIDER?.trim());
 }
 
-/** Runs the evaluation in each available mode and returns one run per mode. */
+/**
+ * Runs the evaluation: full text alone, then hybrid retrieval, through the embeddings provider the
+ * environment configures or, when none is, a local OpenAI-compatible /embeddings server over English word
+ * vectors (eval/word-vectors.ts). The smoke run measures full text alone.
+ */
 export async function runEvaluation(options: EvalOptions = {}): Promise<ModeRun[]> {
   const env = without(options.env ?? {}, DATABASE_VARIABLES);
   const runs = [await runMode(FULL_TEXT, without(env, EMBEDDINGS_VARIABLES), options)];
-  // TODO(issue 30, embeddings): hybrid retrieval is not built yet. Once it is, this pass measures it: the
-  // same pipeline with EMBEDDINGS_* kept, so knowledge/search fuses full text and vectors. For the test
-  // suite, start a local OpenAI-compatible /embeddings server here (see test/helpers/openai-server.ts)
-  // and check that chunks were actually embedded before reporting the numbers as "hybrid".
-  if (embeddingsConfigured(env)) runs.push(await runMode(HYBRID, env, options));
+  if (options.smoke) return runs;
+  if (embeddingsConfigured(env)) {
+    runs.push(await runMode(HYBRID, env, options));
+    return runs;
+  }
+  options.log?.('[hybrid] loading the word vectors of the local embeddings server');
+  const server = await startOpenAiServer(undefined, { embed: loadWordVectorEmbedding() });
+  try {
+    const local = { ...env, EMBEDDINGS_PROVIDER: 'openai', EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: LOCAL_EMBEDDINGS_MODEL };
+    runs.push(await runMode(HYBRID, local, options));
+    const embedded = server.requests.filter((request) => request.path === '/v1/embeddings').length;
+    if (embedded === 0) throw new Error('hybrid run: the local embeddings server received no request');
+  } finally {
+    await server.close();
+  }
   return runs;
 }
 

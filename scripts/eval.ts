@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { markdownTable, missLines, targetMisses, TARGETS } from '../eval/metrics.js';
-import { embeddingsConfigured, FULL_TEXT, runEvaluation } from '../eval/run.js';
+import { embeddingsConfigured, FULL_TEXT, LOCAL_EMBEDDINGS_MODEL, runEvaluation } from '../eval/run.js';
 
 // npm run eval [-- --smoke] [-- --json results.json] [-- --misses]
 // The retrieval evaluation of issue 30 (see eval/run.ts): a fresh database (a temp SQLite file, or a schema of
@@ -18,7 +18,11 @@ const database = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 const [first] = runs;
 console.log(`\nRetrieval evaluation${smoke ? ' (smoke)' : ''} on ${database}: ${first?.report.results.length ?? 0} questions, ${first?.report.overall.count ?? 0} answerable\n`);
 console.log(markdownTable(runs.map((run) => run.report)));
-if (!embeddingsConfigured(process.env)) console.log('hybrid: not measured (set EMBEDDINGS_PROVIDER to compare full text with hybrid retrieval)');
+if (!smoke) {
+  console.log(embeddingsConfigured(process.env)
+    ? `hybrid: embeddings from ${process.env.EMBEDDINGS_MODEL ?? 'text-embedding-3-small'} (EMBEDDINGS_PROVIDER)`
+    : `hybrid: embeddings from the local server (${LOCAL_EMBEDDINGS_MODEL}: English word vectors; set EMBEDDINGS_PROVIDER for a real model)`);
+}
 for (const run of runs) {
   const failed = run.websiteDocuments.filter((document) => document.status !== 'ready');
   console.log(`${run.report.mode}: ingestion took ${run.ingestSeconds.toFixed(1)} s; the website source has ${run.websiteDocuments.length} documents`

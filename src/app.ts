@@ -32,6 +32,8 @@ import { messageRoutes } from './modules/messages/routes.js';
 import type { ReplyEngine } from './modules/replies/engine.js';
 import { createIdleCloser } from './modules/runtime/idle-close.js';
 import { delayedEngine } from './modules/runtime/delayed-engine.js';
+import { openAiEmbedder } from './modules/knowledge/embedder.js';
+import { createKnowledgeSearch } from './modules/knowledge/retrieval.js';
 import { createReplyEngine } from './modules/replies/index.js';
 import { createReplyWorker, durableReplies, type ReplyWorker } from './modules/runtime/reply-worker.js';
 import { widgetAccessHook } from './modules/runtime/widget-access.js';
@@ -80,11 +82,13 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const { handle: database } = await prepareDatabase(config.database);
   const clock = overrides.clock ?? systemClock;
   const logger = createLogger(config, overrides.logDestination) as FastifyBaseLogger;
+  // Retrieval over the agents' sources: full text, fused with vectors when EMBEDDINGS_PROVIDER is set.
+  const knowledge = createKnowledgeSearch(config.sources.embeddings ? openAiEmbedder(config.sources.embeddings, config.llm.timeoutMs) : null, logger);
   // The one place the reply engine is chosen: the configured provider (LLM_PROVIDER), unless a test passes one.
-  const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger }), config.runtime.replyDelayMs);
+  const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger, knowledge }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
   const wakeJobs = () => worker?.nudge();
-  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs });
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge });
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
@@ -122,7 +126,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     concurrency: config.runtime.replyConcurrency,
     // The one job runner also ingests knowledge sources, in slots of their own.
     ingest: {
-      runner: createIngestRunner({ db: database.db, clock, config: config.sources, log: app.log, userAgent: `ChatAgentBot/1.0 (+${config.publicUrl})` }),
+      runner: createIngestRunner({ db: database.db, clock, config: config.sources, log: app.log, userAgent: `ChatAgentBot/1.0 (+${config.publicUrl})`, embedder: knowledge.embedder }),
       concurrency: config.sources.ingestConcurrency,
     },
   });

@@ -96,6 +96,18 @@ export interface SourcesConfig {
   maxRedirects: number;
   /** Ingestion jobs one process runs at once beside reply jobs (INGEST_CONCURRENCY). */
   ingestConcurrency: number;
+  /** Chunk embeddings for hybrid retrieval (EMBEDDINGS_PROVIDER=openai); null: full text alone (the default). */
+  embeddings: EmbeddingsConfig | null;
+}
+
+/** An OpenAI-compatible `/embeddings` endpoint that chunks and questions are embedded through. */
+export interface EmbeddingsConfig {
+  /** EMBEDDINGS_BASE_URL, by default OPENAI_BASE_URL (ends in /v1). */
+  baseUrl: string;
+  /** EMBEDDINGS_MODEL (text-embedding-3-small by default). */
+  model: string;
+  /** EMBEDDINGS_API_KEY, by default OPENAI_API_KEY. */
+  apiKey: string | null;
 }
 
 /** The model providers an agent can answer through. */
@@ -318,7 +330,20 @@ function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     maxResponseBytes: integer(env, 'SOURCE_MAX_RESPONSE_MB', 10, 1, 1024) * 1024 * 1024,
     maxRedirects: integer(env, 'SOURCE_MAX_REDIRECTS', 5, 0, 20),
     ingestConcurrency: integer(env, 'INGEST_CONCURRENCY', 1, 1, 16),
+    embeddings: embeddingsConfig(env),
   };
+}
+
+function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | null {
+  const provider = env.EMBEDDINGS_PROVIDER?.trim().toLowerCase() || 'none';
+  if (provider === 'none') return null;
+  if (provider !== 'openai') throw new ConfigError(`EMBEDDINGS_PROVIDER must be none or openai, got "${env.EMBEDDINGS_PROVIDER}"`);
+  const baseUrl = httpUrl(env, 'EMBEDDINGS_BASE_URL') ?? httpUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
+  const apiKey = env.EMBEDDINGS_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || null;
+  if (apiKey === null && new URL(baseUrl).hostname === 'api.openai.com') {
+    throw new ConfigError('EMBEDDINGS_API_KEY (or OPENAI_API_KEY) is required with EMBEDDINGS_PROVIDER=openai and the default base URL (https://api.openai.com/v1)');
+  }
+  return { baseUrl, model: env.EMBEDDINGS_MODEL?.trim() || 'text-embedding-3-small', apiKey };
 }
 
 /** Reads the configuration from the environment. The only place in the code that reads `process.env`. */

@@ -16,6 +16,7 @@ import { createInvitationService } from './modules/invitations/service.js';
 import { createSessionService } from './modules/sessions/service.js';
 import { createUserService } from './modules/users/service.js';
 import { createSourceService } from './modules/sources/service.js';
+import { createKnowledgeSearch, type KnowledgeSearch } from './modules/knowledge/retrieval.js';
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -28,10 +29,14 @@ export interface ServiceDeps {
   sources?: SourcesConfig;
   /** Tells the job runner a job was queued (ingestion), so it starts without waiting for its next poll. */
   wakeJobs?: () => void;
+  /** Knowledge retrieval (hybrid when embeddings are configured); full text alone when absent (the CLI). */
+  knowledge?: KnowledgeSearch;
 }
 
+const fullTextSearch = createKnowledgeSearch(null, { warn: () => undefined });
+
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
-export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs }: ServiceDeps) {
+export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch }: ServiceDeps) {
   const audit = createAuditWriter(clock);
   const cache = createReadCache(db, cacheMaxBytes);
   const conversations = createConversationService(db, clock, audit);
@@ -39,7 +44,7 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
   return {
     workspaces: createWorkspaceService(db, clock, audit),
     apiKeys: createApiKeyService(db, clock, audit, cache),
-    chatbots: createChatbotService(db, clock, audit, cache),
+    chatbots: createChatbotService(db, clock, audit, cache, { embed: knowledge.embedder !== null }, wakeJobs),
     conversations,
     messages: createMessageService(db, clock, audit, conversations, replies),
     leads: createLeadService(db, clock, audit),
@@ -48,7 +53,7 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
     users,
     sessions: createSessionService(db, clock, audit),
     invitations: createInvitationService(db, clock, audit, users),
-    sources: createSourceService(db, clock, audit, sources, wakeJobs),
+    sources: createSourceService(db, clock, audit, sources, knowledge, wakeJobs),
   };
 }
 

@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type AliasedRawBuilder, type CreateTableBuilder, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type AliasedRawBuilder, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
 import type { Db } from './schema.js';
 
 // Every difference between SQLite and PostgreSQL that the code has to know about lives in this file.
@@ -99,6 +99,11 @@ export function withSerialId(db: Kysely<any>, table: CreateTableBuilder<string>)
   return isPostgres(db)
     ? table.addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
     : table.addColumn('id', 'integer', (c) => c.primaryKey());
+}
+
+/** The column type of raw bytes: bytea on PostgreSQL, blob on SQLite (both read back as a Buffer). */
+export function bytesColumnType(db: Kysely<any>): RawBuilder<unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
+  return isPostgres(db) ? sql`bytea` : sql`blob`;
 }
 
 /**

@@ -314,6 +314,39 @@ export interface KnowledgeChunksTable {
   created_at: string;
 }
 
+/** Per agent: the embedding model of its vectors and the inverted-file index over them (src/modules/knowledge/vectors.ts). */
+export interface KnowledgeVectorIndexesTable {
+  workspace_id: string;
+  chatbot_id: string;
+  model: string;
+  dimensions: number;
+  /** Bumped by each training; vectors of an older generation are in cells of older centroids. */
+  generation: number;
+  /** Number of cells (centroids); 0: not trained yet, a search reads every vector of the agent. */
+  cells: number;
+  /** How many vectors the agent had at the last training (it retrains when they double). */
+  trained_vectors: number;
+  updated_at: string;
+}
+
+/** The centroid (float32, unit length) of one cell of an agent's vector index. */
+export interface KnowledgeVectorCellsTable {
+  workspace_id: string;
+  chatbot_id: string;
+  cell: number;
+  centroid: Buffer;
+}
+
+/** A chunk's embedding: int8-quantised with its scale (src/modules/knowledge/vector-math.ts), in its cell. */
+export interface KnowledgeVectorsTable {
+  chunk_id: number | string;
+  workspace_id: string;
+  chatbot_id: string;
+  generation: number;
+  cell: number;
+  embedding: Buffer;
+}
+
 /** An agent's vocabulary: each folded word of its chunks, its index term, and in how many chunks it occurs. */
 export interface KnowledgeTermsTable {
   workspace_id: string;
@@ -350,6 +383,9 @@ export interface Database {
   reply_jobs: ReplyJobsTable;
   visitor_tokens: VisitorTokensTable;
   knowledge_chunks: KnowledgeChunksTable;
+  knowledge_vector_indexes: KnowledgeVectorIndexesTable;
+  knowledge_vector_cells: KnowledgeVectorCellsTable;
+  knowledge_vectors: KnowledgeVectorsTable;
   knowledge_terms: KnowledgeTermsTable;
   knowledge_term_variants: KnowledgeTermVariantsTable;
   sources: SourcesTable;

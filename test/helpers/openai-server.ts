@@ -20,13 +20,44 @@ export type Behaviour =
   /** Streams these pieces, then cuts the connection before the end of the stream. */
   | { kind: 'drop'; chunks: string[] };
 
-/** A local server that speaks the OpenAI chat completions wire format, for the provider tests. */
+/** Turns one input text into its embedding. */
+export type EmbedFunction = (text: string) => number[];
+
+/** A local server that speaks the OpenAI chat completions and embeddings wire formats, for the provider tests. */
 export interface OpenAiTestServer {
   /** The base URL to configure as OPENAI_BASE_URL (ends in /v1). */
   baseUrl: string;
   requests: RecordedRequest[];
   behave(behaviour: Behaviour): void;
+  /** Answers POST /v1/embeddings with this status (an OpenAI-style error) until given null. */
+  failEmbeddings(status: number | null): void;
   close(): Promise<void>;
+}
+
+/**
+ * A deterministic embedding for wiring tests: each word hashed into one of 64 dimensions (the hashing
+ * trick), so texts that share words are near and others are not. The evaluation uses real word vectors.
+ */
+export function hashedEmbedding(text: string): number[] {
+  const vector = new Array<number>(64).fill(0);
+  for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    let hash = 2166136261;
+    for (const char of word) hash = Math.imul(hash ^ char.codePointAt(0)!, 16777619) >>> 0;
+    vector[hash % 64]! += hash & 64 ? 1 : -1;
+  }
+  return vector;
+}
+
+function embeddings(request: RecordedRequest, response: http.ServerResponse, embed: EmbedFunction): void {
+  const input = request.body.input;
+  const texts = Array.isArray(input) ? input.map(String) : [String(input)];
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({
+    object: 'list',
+    data: texts.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
+    model: String(request.body.model ?? 'unknown'),
+    usage: { prompt_tokens: texts.length, total_tokens: texts.length },
+  }));
 }
 
 function chunkEvent(model: string, delta: Record<string, unknown>, finishReason: string | null): string {
@@ -66,8 +97,13 @@ function answer(request: RecordedRequest, response: http.ServerResponse, chunks:
 }
 
 /** Starts the server on a free port of 127.0.0.1; it answers every request with `behaviour` until told otherwise. */
-export async function startOpenAiServer(behaviour: Behaviour = { kind: 'answer', chunks: ['Hello', ' there', '!'] }): Promise<OpenAiTestServer> {
+export async function startOpenAiServer(
+  behaviour: Behaviour = { kind: 'answer', chunks: ['Hello', ' there', '!'] },
+  options: { embed?: EmbedFunction } = {},
+): Promise<OpenAiTestServer> {
   let current = behaviour;
+  let embeddingStatus: number | null = null;
+  const embed = options.embed ?? hashedEmbedding;
   const requests: RecordedRequest[] = [];
   const server = http.createServer((incoming, response) => {
     let raw = '';
@@ -76,6 +112,11 @@ export async function startOpenAiServer(behaviour: Behaviour = { kind: 'answer',
     incoming.on('end', () => {
       const recorded: RecordedRequest = { method: incoming.method ?? '', path: incoming.url ?? '', headers: incoming.headers, body: raw ? JSON.parse(raw) : {} };
       requests.push(recorded);
+      if (recorded.path === '/v1/embeddings' && recorded.method === 'POST') {
+        if (embeddingStatus === null) embeddings(recorded, response, embed);
+        else response.writeHead(embeddingStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'embeddings unavailable', type: 'server_error', code: null } }));
+        return;
+      }
       if (recorded.path !== '/v1/chat/completions' || recorded.method !== 'POST') {
         response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
@@ -101,6 +142,7 @@ export async function startOpenAiServer(behaviour: Behaviour = { kind: 'answer',
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     behave: (next) => (current = next),
+    failEmbeddings: (status) => (embeddingStatus = status),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

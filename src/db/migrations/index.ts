@@ -11,6 +11,7 @@ import * as m0010 from './0010_invitation_revocation.js';
 import * as m0011 from './0011_sources.js';
 import * as m0012 from './0012_knowledge_chunks.js';
 import * as m0013 from './0013_knowledge_to_sources.js';
+import * as m0014 from './0014_knowledge_vectors.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0011_sources': m0011,
   '0012_knowledge_chunks': m0012,
   '0013_knowledge_to_sources': m0013,
+  '0014_knowledge_vectors': m0014,
 };

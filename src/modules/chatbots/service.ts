@@ -15,7 +15,7 @@ import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilter
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import { knowledgeRepository } from '../knowledge/repository.js';
-import { replaceKnowledgeSources } from '../sources/hand-written.js';
+import { replaceKnowledgeSources, type HandWrittenOptions } from '../sources/hand-written.js';
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -33,7 +33,7 @@ function versioned(row: ChatbotRow): VersionedChatbot {
 }
 
 /** AI Agents: create drafts, read, list, update and move through their states. */
-export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, cache: ReadCache) {
+export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, cache: ReadCache, handWritten: HandWrittenOptions = { embed: false }, wake: () => void = () => undefined) {
   async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<ChatbotRow> {
     const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id, { forUpdate }) : undefined;
     if (!row) throw AppError.notFound('AI Agent', id);
@@ -73,10 +73,11 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         if (result.chatbot.knowledge.length > 0) {
           await knowledgeRepository.replace(trx, row.workspace_id, row.id, result.chatbot.knowledge);
           // Retrieval reads knowledge sources: each entry is mirrored as a text source (origin 'knowledge').
-          await replaceKnowledgeSources(trx, clock, row.workspace_id, row.id, result.chatbot.knowledge);
+          await replaceKnowledgeSources(trx, clock, row.workspace_id, row.id, result.chatbot.knowledge, handWritten);
         }
         await audit.record(trx, ctx, { action: 'chatbot.created', target: { type: 'chatbot', id: row.id }, changes: diffChanges(null, result.chatbot, AUDITED) });
       });
+      if (handWritten.embed && result.chatbot.knowledge.length > 0) wake();
       return result;
     },
 
@@ -135,7 +136,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         // The search index follows the knowledge in the same transaction, so a reply never sees a stale one.
         if (changed.includes('knowledge')) {
           await knowledgeRepository.replace(trx, ctx.actor.workspaceId, id, input.knowledge ?? []);
-          await replaceKnowledgeSources(trx, clock, ctx.actor.workspaceId, id, input.knowledge ?? []);
+          await replaceKnowledgeSources(trx, clock, ctx.actor.workspaceId, id, input.knowledge ?? [], handWritten);
         }
         const result = versioned(next);
         await audit.record(trx, ctx, {
@@ -147,6 +148,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
       });
       // Updates never join a caller's transaction (PATCH takes no Idempotency-Key): the change has committed.
       cache.invalidate(cacheKey(ctx.actor.workspaceId, id));
+      if (handWritten.embed && input.knowledge !== undefined) wake();
       return updated;
     },
   };

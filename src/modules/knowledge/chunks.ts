@@ -1,6 +1,7 @@
 import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
 import type { Db } from '../../db/schema.js';
 import { detectLanguage, indexTerms, queryWords, vocabularyOf, type Language } from './analyzer.js';
+import { knowledgeVectors } from './vectors.js';
 import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
 
 /** A chunk of a source's document, as ingestion hands it over. */
@@ -118,7 +119,7 @@ type ChunkScope = { column: 'document_id' | 'source_id' | 'chatbot_id'; value: s
 
 /**
  * Deletes the chunks of one document, source or agent page by page (memory stays bounded for a source of
- * 100,000 chunks), counting their words out of the agent's vocabulary as it goes.
+ * 100,000 chunks), with their vectors, counting their words out of the agent's vocabulary as it goes.
  */
 async function deleteWhere(trx: Db, workspaceId: string, scope: ChunkScope): Promise<number> {
   let deleted = 0;
@@ -134,9 +135,14 @@ async function deleteWhere(trx: Db, workspaceId: string, scope: ChunkScope): Pro
       countsByAgent.set(row.chatbot_id, counts);
       if (scope.column !== 'chatbot_id') countWords(counts, row.title, parseHeadingPath(row.heading_path), row.content, row.language as Language);
     }
-    await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('id', 'in', rows.map((row) => row.id)).execute();
+    const ids = rows.map((row) => Number(row.id));
+    await trx.deleteFrom('knowledge_chunks').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+    await knowledgeVectors.deleteChunks(trx, workspaceId, ids);
     for (const [chatbotId, counts] of countsByAgent) {
-      if (scope.column === 'chatbot_id') await vocabulary.removeAgent(trx, workspaceId, chatbotId);
+      if (scope.column === 'chatbot_id') {
+        await vocabulary.removeAgent(trx, workspaceId, chatbotId);
+        await knowledgeVectors.deleteAgent(trx, workspaceId, chatbotId);
+      }
       else await vocabulary.remove(trx, workspaceId, chatbotId, counts);
     }
     deleted += rows.length;
@@ -181,6 +187,17 @@ export const knowledgeChunks = {
   /** Deletes every chunk of an agent and its vocabulary; returns how many chunks. */
   deleteByChatbot(trx: Db, workspaceId: string, chatbotId: string): Promise<number> {
     return deleteWhere(trx, workspaceId, { column: 'chatbot_id', value: chatbotId });
+  },
+
+  /** Chunks of an agent by id, as hits scored 0 (the vector side of a hybrid search reads them). */
+  async byIds(db: Db, workspaceId: string, chatbotId: string, ids: readonly number[]): Promise<KnowledgeHit[]> {
+    if (ids.length === 0) return [];
+    const rows = await db.selectFrom('knowledge_chunks').select(['id', 'source_id', 'document_id', 'title', 'url', 'heading_path', 'content'])
+      .where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('id', 'in', ids).execute();
+    return rows.map((row) => ({
+      sourceId: row.source_id, documentId: row.document_id, chunkId: Number(row.id), title: row.title, url: row.url,
+      headingPath: parseHeadingPath(row.heading_path), content: row.content, score: 0,
+    }));
   },
 
   /**

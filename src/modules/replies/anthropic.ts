@@ -1,17 +1,17 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LlmConfig } from '../../config.js';
-import type { Db } from '../../db/schema.js';
+import type { KnowledgeLookup } from './engine.js';
 import { buildPrompt } from './prompt.js';
 import { streamAnswer, type ReplyProvider } from './provider.js';
 
 /** Answers through Anthropic's Messages API, streaming. */
-export function anthropicProvider(db: Db, llm: LlmConfig): ReplyProvider {
+export function anthropicProvider(knowledge: KnowledgeLookup, llm: LlmConfig): ReplyProvider {
   // The key is always passed explicitly: the SDK would otherwise read ANTHROPIC_API_KEY from the environment.
   const provider = createAnthropic({ apiKey: llm.anthropic.apiKey ?? '', ...(llm.anthropic.baseUrl ? { baseURL: llm.anthropic.baseUrl } : {}) });
   return {
     source: (model) => `anthropic:${model}`,
     generate: async (request) => {
-      const prompt = await buildPrompt(db, llm, request.input);
+      const prompt = await buildPrompt(knowledge, llm, request.input);
       // The Messages API wants the conversation to open with a visitor turn (a welcome message may come first).
       const firstVisitorTurn = prompt.messages.findIndex((message) => message.role === 'user');
       const messages = firstVisitorTurn > 0 ? prompt.messages.slice(firstVisitorTurn) : prompt.messages;

@@ -1,20 +1,18 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Db } from '../../db/schema.js';
-import { knowledgeChunks } from '../knowledge/chunks.js';
 import { isGreeting } from '../knowledge/terms.js';
 import { contactRequest, leadCaptureOf } from './answers.js';
-import type { ReplyInput } from './engine.js';
+import type { KnowledgeLookup, ReplyInput } from './engine.js';
 import { GenerationAborted, type ReplyProvider } from './provider.js';
 
 /** About how many pieces an answer is streamed in, so the widget shows it arriving like a model's. */
 const CHUNKS = 4;
 
 /** The answer the built-in provider gives to the visitor's latest message. */
-export async function builtinAnswer(db: Db, input: ReplyInput): Promise<string> {
+export async function builtinAnswer(knowledge: KnowledgeLookup, input: ReplyInput): Promise<string> {
   const question = input.transcript.findLast((message) => message.role === 'user')?.content ?? '';
   if (isGreeting(question)) return 'Hello! What would you like to know?';
   // Only the best chunk: a second one is as likely to confuse as to help, without a model to merge them.
-  const [best] = await knowledgeChunks.search(db, input.workspaceId, input.chatbot.id, question, 1);
+  const [best] = await knowledge(input.workspaceId, input.chatbot.id, question, 1);
   if (best) return `Here is what I found:\n\n${best.title}\n${best.content}`;
   const leadCapture = leadCaptureOf(input.chatbot);
   const decline = "I'm sorry, I don't know the answer to that.";
@@ -42,11 +40,11 @@ export function chunksOf(text: string, count: number): string[] {
  * Answers without any network: the agent's best-matching knowledge chunk (knowledge sources' retrieval),
  * else "I don't know" (asking for contact details when lead capture is on).
  */
-export function builtinProvider(db: Db): ReplyProvider {
+export function builtinProvider(knowledge: KnowledgeLookup): ReplyProvider {
   return {
     source: () => 'builtin',
     async generate(request) {
-      const answer = await builtinAnswer(db, request.input);
+      const answer = await builtinAnswer(knowledge, request.input);
       for (const chunk of chunksOf(answer, CHUNKS)) {
         if (request.signal.aborted) throw new GenerationAborted('the answer was aborted');
         request.emit(chunk);

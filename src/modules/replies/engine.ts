@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { ChatbotsTable, MessagesTable } from '../../db/schema.js';
+import type { KnowledgeHit } from '../knowledge/chunks.js';
 
 /** What an agent's answer is produced from. */
 export interface ReplyInput {
@@ -36,3 +37,6 @@ export interface ReplyOutput {
 export interface ReplyEngine {
   reply(input: ReplyInput): Promise<ReplyOutput>;
 }
+
+/** What the agent retrieves from its sources for a question, best first (src/modules/knowledge/retrieval.ts). */
+export type KnowledgeLookup = (workspaceId: string, chatbotId: string, question: string, limit: number) => Promise<KnowledgeHit[]>;

@@ -3,7 +3,8 @@ import type { Db } from '../../db/schema.js';
 import { fallbackAnswer } from './answers.js';
 import { anthropicProvider } from './anthropic.js';
 import { builtinProvider } from './builtin.js';
-import type { ReplyEngine, ReplyInput, ReplyOutput } from './engine.js';
+import type { KnowledgeLookup, ReplyEngine, ReplyInput, ReplyOutput } from './engine.js';
+import { createKnowledgeSearch, type KnowledgeSearch } from '../knowledge/retrieval.js';
 import { openAiProvider } from './openai.js';
 import type { ReplyProvider } from './provider.js';
 
@@ -20,16 +21,18 @@ export interface ReplyEngineDeps {
   db: Db;
   llm: LlmConfig;
   logger: ReplyLogger;
+  /** Retrieval over the agent's sources; full text alone when absent. */
+  knowledge?: KnowledgeSearch;
 }
 
-function providerFor(db: Db, llm: LlmConfig): ReplyProvider {
+function providerFor(knowledge: KnowledgeLookup, llm: LlmConfig): ReplyProvider {
   switch (llm.provider) {
     case 'openai':
-      return openAiProvider(db, llm);
+      return openAiProvider(knowledge, llm);
     case 'anthropic':
-      return anthropicProvider(db, llm);
+      return anthropicProvider(knowledge, llm);
     default:
-      return builtinProvider(db);
+      return builtinProvider(knowledge);
   }
 }
 
@@ -46,8 +49,8 @@ function describeError(error: unknown, secrets: readonly string[]): string {
  * LLM_MODEL, streams deltas to `onDelta`, bounds the whole reply by LLM_TIMEOUT_MS, and never throws:
  * on any failure it logs the cause (never a key) and answers with the polite fallback.
  */
-export function createReplyEngine({ db, llm, logger }: ReplyEngineDeps): ReplyEngine {
-  const provider = providerFor(db, llm);
+export function createReplyEngine({ db, llm, logger, knowledge = createKnowledgeSearch(null, logger) }: ReplyEngineDeps): ReplyEngine {
+  const provider = providerFor((workspaceId, chatbotId, question, limit) => knowledge.search(db, workspaceId, chatbotId, question, limit), llm);
   const secrets = [llm.openai.apiKey, llm.anthropic.apiKey].filter((key): key is string => Boolean(key));
 
   return {

@@ -1,14 +1,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LlmConfig } from '../../config.js';
-import type { Db } from '../../db/schema.js';
+import type { KnowledgeLookup } from './engine.js';
 import { buildPrompt } from './prompt.js';
 import { streamAnswer, type ReplyProvider } from './provider.js';
 
 /** Answers through an OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio …), streaming. */
-export function openAiProvider(db: Db, llm: LlmConfig): ReplyProvider {
+export function openAiProvider(knowledge: KnowledgeLookup, llm: LlmConfig): ReplyProvider {
   const provider = createOpenAICompatible({ name: 'openai', baseURL: llm.openai.baseUrl, ...(llm.openai.apiKey ? { apiKey: llm.openai.apiKey } : {}) });
   return {
     source: (model) => `openai:${model}`,
-    generate: async (request) => streamAnswer(provider.chatModel(request.model), await buildPrompt(db, llm, request.input), request, llm),
+    generate: async (request) => streamAnswer(provider.chatModel(request.model), await buildPrompt(knowledge, llm, request.input), request, llm),
   };
 }

@@ -1,11 +1,9 @@
 import type { ModelMessage } from 'ai';
 import type { LlmConfig } from '../../config.js';
-import type { Db } from '../../db/schema.js';
 import { parseJson } from '../../lib/json.js';
-import { knowledgeChunks } from '../knowledge/chunks.js';
 import type { KnowledgeEntry } from '../knowledge/repository.js';
 import { contactFieldsText, leadCaptureOf } from './answers.js';
-import type { ReplyInput } from './engine.js';
+import type { KnowledgeLookup, ReplyInput } from './engine.js';
 
 /** What a model is asked: the system message and the conversation so far. */
 export interface ReplyPrompt {
@@ -21,14 +19,14 @@ const SEARCHED_VISITOR_MESSAGES = 3;
  * messages (retrieval over every source: websites, files, text, Q&A and the `knowledge` field's entries),
  * topped up with the `knowledge` field's other entries when the agent has no more than the configured number.
  */
-export async function relevantKnowledge(db: Db, llm: LlmConfig, input: ReplyInput): Promise<KnowledgeEntry[]> {
+export async function relevantKnowledge(knowledge: KnowledgeLookup, llm: LlmConfig, input: ReplyInput): Promise<KnowledgeEntry[]> {
   if (llm.knowledgeEntries === 0) return [];
   const question = input.transcript
     .filter((message) => message.role === 'user')
     .slice(-SEARCHED_VISITOR_MESSAGES)
     .map((message) => message.content)
     .join('\n');
-  const hits = await knowledgeChunks.search(db, input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries);
+  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries);
   const found: KnowledgeEntry[] = hits.map((hit) => ({ title: hit.title, content: hit.content }));
   const entries = parseJson<KnowledgeEntry[]>(input.chatbot.knowledge, []);
   if (entries.length > llm.knowledgeEntries) return found;
@@ -68,6 +66,6 @@ export function transcriptMessages(input: Pick<ReplyInput, 'transcript'>, limit:
 }
 
 /** Builds the prompt of a reply: instructions and relevant knowledge as the system message, then the transcript. */
-export async function buildPrompt(db: Db, llm: LlmConfig, input: ReplyInput): Promise<ReplyPrompt> {
-  return { system: systemMessage(input, await relevantKnowledge(db, llm, input)), messages: transcriptMessages(input, llm.historyMessages) };
+export async function buildPrompt(knowledge: KnowledgeLookup, llm: LlmConfig, input: ReplyInput): Promise<ReplyPrompt> {
+  return { system: systemMessage(input, await relevantKnowledge(knowledge, llm, input)), messages: transcriptMessages(input, llm.historyMessages) };
 }

@@ -177,9 +177,13 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     const signal = shutdown.signal;
     // Shutting down does not wait for a page that is slow to answer: the job is handed back at once and
     // resumed by the next runner; the abandoned fetch ends with the process.
+    let stopListening = () => {};
     const interrupted = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(new Error('ingestion interrupted: shutting down'));
-      signal.addEventListener('abort', () => reject(new Error('ingestion interrupted: shutting down')), { once: true });
+      const stop = () => reject(new Error('ingestion interrupted: shutting down'));
+      if (signal.aborted) stop();
+      // Removed when the job ends: the shutdown signal is shared by every job of the process.
+      signal.addEventListener('abort', stop, { once: true });
+      stopListening = () => signal.removeEventListener('abort', stop);
     });
     interrupted.catch(() => undefined);
     try {
@@ -197,6 +201,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       await retryOrFail(job, error).catch((cause: unknown) => log.error({ err: cause, job_id: job.id }, 'could not record an ingest job failure'));
     } finally {
       clearInterval(heartbeat);
+      stopListening();
     }
   }
 

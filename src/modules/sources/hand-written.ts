@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { knowledgeChunks } from '../knowledge/chunks.js';
 import { ingestJobRepository } from '../runtime/repository.js';
-import { handWrittenDocument, prepareDocument, storeDocument } from './ingestion.js';
+import { handWrittenDocument, prepareDocument, queueIngestJob, storeDocument } from './ingestion.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
 
 /** One entry of an agent's `knowledge` field. */
@@ -13,11 +13,17 @@ export interface KnowledgeEntryInput {
   content: string;
 }
 
+/** How hand-written sources are stored: `embed` when chunks are embedded (EMBEDDINGS_PROVIDER is set). */
+export interface HandWrittenOptions {
+  embed: boolean;
+}
+
 /**
  * Stores a text or Q&A source and ingests its one document in the caller's transaction: these are small,
- * so they are ready (retrievable) the moment the transaction commits, with no job. Returns the row as stored.
+ * so they are ready (retrievable by full text) the moment the transaction commits. When chunks are embedded,
+ * an ingest job is queued with it to embed them (no network call inside a transaction). Returns the row as stored.
  */
-export async function insertHandWritten(trx: Transaction<Database>, clock: Clock, row: SourceRow): Promise<SourceRow> {
+export async function insertHandWritten(trx: Transaction<Database>, clock: Clock, row: SourceRow, options: HandWrittenOptions): Promise<SourceRow> {
   await sourceRepository.insert(trx, { ...row, status: 'syncing' });
   const prepared = await prepareDocument(handWrittenDocument(row));
   await storeDocument(trx, clock, row, prepared);
@@ -33,6 +39,7 @@ export async function insertHandWritten(trx: Transaction<Database>, clock: Clock
     updated_at: row.updated_at,
   };
   await sourceRepository.update(trx, row.workspace_id, row.id, changes);
+  if (options.embed && ready) await queueIngestJob(trx, row, row.created_at);
   return { ...row, ...changes };
 }
 
@@ -46,6 +53,7 @@ export async function replaceKnowledgeSources(
   workspaceId: string,
   chatbotId: string,
   entries: readonly KnowledgeEntryInput[],
+  options: HandWrittenOptions,
 ): Promise<void> {
   for (const { id } of await sourceRepository.listKnowledgeOrigin(trx, workspaceId, chatbotId)) {
     await knowledgeChunks.deleteBySource(trx, workspaceId, id);
@@ -58,7 +66,7 @@ export async function replaceKnowledgeSources(
       title: entry.title,
       url: null,
       config: JSON.stringify({ content: entry.content }),
-    }));
+    }), options);
   }
 }
 

@@ -8,6 +8,8 @@ import { newId } from '../../lib/ids.js';
 import { nextUpdatedAt } from '../../lib/versioning.js';
 import type { OutboundPolicy } from '../../lib/outbound-fetch.js';
 import { knowledgeChunks } from '../knowledge/chunks.js';
+import type { Embedder } from '../knowledge/embedder.js';
+import { embedChunks } from './embedding.js';
 import { ingestJobRepository, replyJobRepository, type JobRow } from '../runtime/repository.js';
 import type { IngestRunner, WorkerLog } from '../runtime/reply-worker.js';
 import { crawlSite } from './crawler.js';
@@ -181,6 +183,8 @@ export interface IngestionDeps {
   config: SourcesConfig;
   log: WorkerLog;
   userAgent: string;
+  /** Embeds the chunks of each synced source (hybrid retrieval); null: full text alone. */
+  embedder?: Embedder | null;
 }
 
 /**
@@ -271,6 +275,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       });
     }
     log.info({ source_id: source.id, documents: outcomes.length, unchanged: outcomes.filter((o) => o === 'unchanged').length }, 'source synced');
+    if (deps.embedder) await embedChunks(deps, source, deps.embedder, signal);
     await settle(source, outcomes, firstError);
   }
 

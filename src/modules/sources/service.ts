@@ -12,6 +12,7 @@ import { nextUpdatedAt } from '../../lib/versioning.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import { chatbotRepository } from '../chatbots/repository.js';
 import { knowledgeChunks } from '../knowledge/chunks.js';
+import type { KnowledgeSearch } from '../knowledge/retrieval.js';
 import { ingestJobRepository } from '../runtime/repository.js';
 import { insertHandWritten, newSourceRow } from './hand-written.js';
 import { queueIngestJob, type SourceConfigJson } from './ingestion.js';
@@ -35,7 +36,7 @@ const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as con
  * transaction (ready at once, retrievable by the next question); websites and files get an ingest job in
  * that same transaction, run by the job runner (src/modules/runtime/reply-worker.ts).
  */
-export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, config: SourcesConfig, wake: () => void = () => undefined) {
+export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, config: SourcesConfig, knowledge: KnowledgeSearch, wake: () => void = () => undefined) {
   async function agent(ctx: OperationContext, chatbotId: string, executor = ctx.trx ?? db) {
     const chatbot = isId('chatbot', chatbotId) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, chatbotId) : undefined;
     if (!chatbot) throw AppError.notFound('AI Agent', chatbotId);
@@ -95,7 +96,7 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
         if (chatbot.status === 'archived') throw new AppError('chatbot_archived', 'This AI Agent is archived and can no longer be changed.');
         let stored = row;
         if (row.type === 'text' || row.type === 'qa') {
-          stored = await insertHandWritten(trx, clock, row);
+          stored = await insertHandWritten(trx, clock, row, { embed: knowledge.embedder !== null });
         } else {
           await sourceRepository.insert(trx, row);
           if ('bytes' in input) await sourceRepository.insertFile(trx, { source_id: row.id, workspace_id: row.workspace_id, bytes: input.bytes });
@@ -105,7 +106,7 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
         await audit.record(trx, ctx, { action: 'source.created', target: { type: 'source', id: row.id }, changes: diffChanges(null, view, AUDITED) });
         return view;
       });
-      if (created.status === 'queued') wake();
+      if (created.status === 'queued' || knowledge.embedder) wake();
       return created;
     },
 
@@ -162,7 +163,7 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
     /** What the agent would retrieve for a question, best first. */
     async search(ctx: OperationContext, chatbotId: string, question: string, limit: number): Promise<{ object: 'list'; data: KnowledgeHitView[] }> {
       await agent(ctx, chatbotId);
-      const hits = await knowledgeChunks.search(db, ctx.actor.workspaceId, chatbotId, question, limit);
+      const hits = await knowledge.search(db, ctx.actor.workspaceId, chatbotId, question, limit);
       return {
         object: 'list',
         data: hits.map((hit) => ({ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url, content: hit.content, score: hit.score })),
