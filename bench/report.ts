@@ -1,4 +1,10 @@
+import type { IngestionReport } from './ingestion.js';
+import type { KnowledgeSearchReport } from './knowledge-search.js';
 import type { ScenarioResult } from './scenarios.js';
+
+/** The parts of `npm run bench` (`--only`): the HTTP scenarios, knowledge search, website ingestion. */
+export const BENCH_PARTS = ['http', 'knowledge', 'ingestion'] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /** A whole benchmark run, as saved under bench/results/. */
 export interface BenchReport {
@@ -20,6 +26,10 @@ export interface BenchReport {
   results: ScenarioResult[];
   /** Per concurrency: how many µs of work per request each throughput target leaves (from the calibration). */
   budgets: WorkBudget[];
+  /** The parts that ran; without `http`, the HTTP fields above are empty (no results, RSS 0). */
+  parts?: BenchPart[];
+  knowledge?: KnowledgeSearchReport;
+  ingestion?: IngestionReport;
 }
 
 /** What the calibration (bare + N µs of work) says at one concurrency. */
@@ -96,8 +106,12 @@ export function workBudgets(results: ScenarioResult[]): WorkBudget[] {
   });
 }
 
-/** Prints the report as a table on the terminal (stderr stays free for progress). */
+/**
+ * Prints the HTTP scenarios as a table on the terminal (stderr stays free for progress), with the calibration
+ * budgets and the server's RSS; knowledge search and ingestion have their one table (`markdownTable`).
+ */
 export function printTable(report: BenchReport): void {
+  if (!report.results.length) return;
   const rows = report.results.map((r) => [
     r.scenario,
     String(r.connections),
@@ -142,11 +156,21 @@ const IN_DOCS = (r: ScenarioResult) => r.target === 'baseline' || r.pass !== nul
 const docTarget = (target: string) => target.replace(/>=/g, '≥').replace(/<=/g, '≤').replace(/ x /g, ' × ').replace(/ (rps|p50)$/, '');
 
 /**
- * The report as the compact Markdown table of docs/performance.md: per scenario at each concurrency level
- * (level by level, as measured), req/s, p50, ratio, target and verdict, then the server's peak RSS. By
- * default only the rows the page keeps (`IN_DOCS`) at every level; `all` gives every scenario.
+ * The report as the compact Markdown tables of docs/performance.md. The HTTP scenarios: per scenario at each
+ * concurrency level (level by level, as measured), req/s, p50, ratio, target and verdict, then the server's
+ * peak RSS; by default only the rows the page keeps (`IN_DOCS`) at every level, `all` gives every scenario.
+ * Then knowledge search and website ingestion, when they ran.
  */
 export function markdownTable(report: BenchReport, options: { connections?: number; all?: boolean } = {}): string {
+  const machine = `Run: ${report.backend} · node ${report.node} · ${report.cpus} CPUs.`;
+  const parts = report.results.length ? [httpMarkdownTable(report, options)] : [machine];
+  if (report.knowledge) parts.push(knowledgeSearchTable(report.knowledge));
+  if (report.ingestion) parts.push(ingestionTable(report.ingestion));
+  return parts.join('\n\n');
+}
+
+/** The HTTP scenarios' rows of `markdownTable`. */
+function httpMarkdownTable(report: BenchReport, options: { connections?: number; all?: boolean }): string {
   const none = '—';
   const grouped = (n: number) => Math.round(n).toLocaleString('en-US');
   const verdict = (pass: boolean | null) => (pass === null ? none : pass ? 'PASS' : 'FAIL');
@@ -159,5 +183,45 @@ export function markdownTable(report: BenchReport, options: { connections?: numb
     lines.push(`| ${r.scenario} | ${connections} | ${grouped(r.rps)} | ${r.p50.toFixed(2)} | ${ratio} | ${docTarget(r.target)} | ${verdict(r.pass)} |`);
   }
   lines.push(`| server peak RSS | ${none} | ${none} | ${none} | ${report.peakRssMb} MB | ${docTarget(report.rssTarget)} | ${verdict(report.rssPass)} |`);
+  return lines.join('\n');
+}
+
+/** The report as the Markdown table docs/performance.md keeps (one database). */
+export function knowledgeSearchTable(report: KnowledgeSearchReport): string {
+  const grouped = (n: number) => n.toLocaleString('en-US');
+  const lines = [
+    `Knowledge search, ${report.backend}: one agent, ${report.queries} questions, limit 5.`,
+    '',
+    '| chunks | insert (chunks/s) | p50 ms | p99 ms |',
+    '|---:|---:|---:|---:|',
+    ...report.rows.map((r) => `| ${grouped(r.chunks)} | ${grouped(r.insertPerSecond)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`),
+  ];
+  const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
+  const verdicts: string[] = [];
+  if (report.target) verdicts.push(`p50 at 100,000 chunks: ${report.rows.find((r) => r.chunks === 100_000)!.p50.toFixed(1)} ms, target ≤ ${report.target.p50Ms} ms: ${verdict(report.target.pass)}`);
+  if (report.growth) {
+    const { from, to, ratio, pass } = report.growth;
+    verdicts.push(`p50 at ${grouped(to)} / p50 at ${grouped(from)} chunks: ${ratio.toFixed(2)}, sublinear below 10: ${verdict(pass)}`);
+  }
+  if (verdicts.length) lines.push('', ...verdicts.map((line) => `- ${line}`));
+  return lines.join('\n');
+}
+
+/** The report as the Markdown table docs/performance.md keeps (one database). */
+export function ingestionTable(report: IngestionReport): string {
+  const { site, baselines, median } = report;
+  const lines = [
+    `Website ingestion, ${report.backend}: ${report.pages} pages of ${site.wordsMin}–${site.wordsMax} words (mean ${site.wordsMean}), ` +
+      `${Math.round(site.htmlBytes / 1024)} KiB of HTML; median of ${report.runs.length} run(s).`,
+    '',
+    '| what | pages/s | seconds | chunks | ratio |',
+    '|---|---:|---:|---:|---:|',
+    `| fetch only (baseline) | ${baselines.fetchPagesPerSecond} | — | — | — |`,
+    `| fetch + parse + chunk, nothing stored (baseline) | ${baselines.parsePagesPerSecond} | — | — | 1.00 |`,
+    `| website source, POST → ready | ${median.pagesPerSecond} | ${median.seconds} | ${median.chunks} | ${report.ratioToParse.toFixed(2)} |`,
+  ];
+  const failed = report.runs.reduce((sum, run) => sum + run.failedDocuments, 0);
+  const short = report.runs.filter((run) => run.documents !== report.pages).length;
+  if (failed || short) lines.push('', `- ${failed} failed document(s), ${short} run(s) short of ${report.pages} pages`);
   return lines.join('\n');
 }
