@@ -257,6 +257,9 @@ export interface SourcesTable {
   sync_interval_hours: number | null;
   next_sync_at: string | null;
   last_synced_at: string | null;
+  /** While a sync runs: documents done in it, and found so far (a crawl finds more as it goes); else null. */
+  sync_done: number | null;
+  sync_found: number | null;
   created_at: string;
   updated_at: string;
 }

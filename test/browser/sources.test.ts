@@ -111,6 +111,9 @@ describe.skipIf(!hasChromium)('knowledge sources in the dashboard', () => {
     const website = sources.getByRole('listitem', { name: '127.0.0.1' });
     const websiteProgress = website.getByRole('progressbar');
     await websiteProgress.waitFor();
+    // Done against found: the crawl has found the home page's links once it has read the home page.
+    await expect.poll(() => websiteProgress.getAttribute('aria-valuemax'), { timeout: 20_000 }).toMatch(/^[2-9]$/);
+    expect(await website.getByText(/of \d documents found so far/).count()).toBe(1);
 
     // A PDF dropped onto the drop zone: a real drop event carrying a DataTransfer with the file.
     await sources.getByRole('button', { name: 'Files' }).click();

@@ -151,7 +151,7 @@ describe('crawlSite', () => {
     ]);
     expect(internal.requests).toEqual([]);
     const allowed = await crawl(`${s.url}/`, { maxPages: 2 });
-    expect(allowed[1]).toEqual({ url: `${s.url}/leak`, depth: 1, ok: false, error: `redirected off the site, to ${internal.url}/` });
+    expect(allowed[1]).toEqual({ url: `${s.url}/leak`, depth: 1, found: 2, ok: false, error: `redirected off the site, to ${internal.url}/` });
   });
 
   it('skips a variant of a page (query) whose canonical URL was already crawled', async () => {
@@ -204,7 +204,7 @@ describe('crawlSite', () => {
 
   it('reports a start page that robots.txt disallows', async () => {
     const s = await site({ robots: 'User-agent: TestBot\nDisallow: /\n', pages: { '/': htmlPage('Home', 'Start', ['/a']) } });
-    expect(await crawl(`${s.url}/`)).toEqual([{ url: `${s.url}/`, depth: 0, ok: false, error: 'disallowed by robots.txt' }]);
+    expect(await crawl(`${s.url}/`)).toEqual([{ url: `${s.url}/`, depth: 0, found: 1, ok: false, error: 'disallowed by robots.txt' }]);
     expect(s.requests).toEqual(['/robots.txt']);
   });
 });

@@ -69,6 +69,8 @@ export interface Source {
   status: 'queued' | 'syncing' | 'ready' | 'failed';
   /** documents: stored so far (read or failed); chunks: retrievable now; failed_documents: could not be read. */
   stats: { documents: number; chunks: number; failed_documents: number };
+  /** While syncing: documents done in this sync, and found so far (a crawl finds more as it goes). */
+  progress: { done: number; found: number } | null;
   error: string | null;
   sync_interval_hours: number | null;
   last_synced_at: string | null;

@@ -9,10 +9,13 @@ import { collectSitemapUrls } from './sitemap.js';
 /** How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all. */
 export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[] }
 
-/** One fetched page: its body as served (HTML, or a PDF the caller may ingest), or why it failed. */
+/**
+ * One fetched page: its body as served (HTML, or a PDF the caller may ingest), or why it failed; `found`:
+ * the pages the crawl has found so far, up to its page limit.
+ */
 export type CrawledPage =
-  | { url: string; depth: number; ok: true; contentType: string | null; body: Uint8Array }
-  | { url: string; depth: number; ok: false; error: string };
+  | { url: string; depth: number; found: number; ok: true; contentType: string | null; body: Uint8Array }
+  | { url: string; depth: number; found: number; ok: false; error: string };
 
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)/i;
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.8';
@@ -147,7 +150,7 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
   let origin = start.origin;
   let rules = await loadRobots(origin, policy);
   if (!rules.allowed(start)) {
-    yield { url: start.href, depth: 0, ok: false, error: 'disallowed by robots.txt' };
+    yield { url: start.href, depth: 0, found: 1, ok: false, error: 'disallowed by robots.txt' };
     return;
   }
   const wanted = pathFilter(limits.include, limits.exclude);
@@ -164,6 +167,8 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
   };
 
   let yielded = 0;
+  // Pages found so far, as far as the page limit goes: the progress a sync shows.
+  const found = () => Math.min(queue.length, limits.maxPages);
   for (let next = 0; next < queue.length && yielded < limits.maxPages; next++) {
     const { url, depth } = queue[next] as { url: URL; depth: number };
     if (next > 0 && rules.delayMs > 0) await sleep(rules.delayMs);
@@ -172,7 +177,7 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
       response = await safeFetch(url.href, policy, { accept: PAGE_ACCEPT });
     } catch (error) {
       yielded++;
-      yield { url: url.href, depth, ok: false, error: failure(error) };
+      yield { url: url.href, depth, found: found(), ok: false, error: failure(error) };
       continue;
     }
     const final = new URL(response.url);
@@ -183,7 +188,7 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
     }
     if (final.origin !== origin) {
       yielded++;
-      yield { url: url.href, depth, ok: false, error: `redirected off the site, to ${final.href}` };
+      yield { url: url.href, depth, found: found(), ok: false, error: `redirected off the site, to ${final.href}` };
       continue;
     }
     const finalKey = pageKey(final);
@@ -199,7 +204,7 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
     }
     if (response.status < 200 || response.status > 299) {
       yielded++;
-      yield { url: final.href, depth, ok: false, error: `the page answered ${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim() };
+      yield { url: final.href, depth, found: found(), ok: false, error: `the page answered ${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim() };
       continue;
     }
 
@@ -211,8 +216,8 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
       if (fetchedKeys.has(pageKey(canonical))) continue;
       seen.add(pageKey(canonical));
     }
-    yielded++;
-    yield { url: final.href, depth, ok: true, contentType: response.contentType, body: response.body };
     if (page && depth < limits.maxDepth) for (const link of page.links) admit(link, depth + 1);
+    yielded++;
+    yield { url: final.href, depth, found: found(), ok: true, contentType: response.contentType, body: response.body };
   }
 }

@@ -92,6 +92,8 @@ export function newSourceRow(
     sync_interval_hours: null,
     next_sync_at: null,
     last_synced_at: null,
+    sync_done: null,
+    sync_found: null,
     created_at: at,
     updated_at: at,
     ...fields,

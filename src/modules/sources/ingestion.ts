@@ -26,10 +26,13 @@ export interface SourceConfigJson {
   media_type?: string | null;
 }
 
-/** One document met while syncing: its content hash and how to read it, or why it could not be fetched. */
+/**
+ * One document met while syncing: its content hash and how to read it, or why it could not be fetched;
+ * `found`: the documents the sync has found so far (a crawl's count grows; one for the other types).
+ */
 type Found =
-  | { url: string; hash: string; read: () => Promise<ParsedDocument> }
-  | { url: string; error: string };
+  | { url: string; hash: string; read: () => Promise<ParsedDocument>; found?: number }
+  | { url: string; error: string; found?: number };
 
 const DOCUMENT_ERROR_LENGTH = 500;
 // How much of a file its type is judged by: a Word file's zip may name word/document.xml well past its first bytes.
@@ -90,6 +93,12 @@ export async function queueIngestJob(trx: Db, source: Pick<SourceRow, 'id' | 'wo
   });
 }
 
+/** How far a running sync has got: documents done, and found so far. */
+export interface SyncProgress {
+  done: number;
+  found: number;
+}
+
 /** How a document ended: stored (new or changed), unchanged (same hash: skipped), failed, or its source is gone. */
 type Outcome = 'stored' | 'unchanged' | 'failed' | 'gone';
 
@@ -125,7 +134,7 @@ async function unchanged(db: Db, source: SourceRow, found: Found): Promise<boole
  * Stores one document in `trx`: its chunks replace the document's previous ones, its row records status,
  * hash and error, and the source's counts follow, so GET shows progress while a sync runs.
  */
-export async function storeDocument(trx: Transaction<Database>, clock: Clock, source: SourceRow, document: PreparedDocument): Promise<Outcome> {
+export async function storeDocument(trx: Transaction<Database>, clock: Clock, source: SourceRow, document: PreparedDocument, progress: SyncProgress | null = null): Promise<Outcome> {
   const current = await sourceRepository.find(trx, source.workspace_id, source.chatbot_id, source.id, { forUpdate: true });
   if (!current) return 'gone';
   const existing = await sourceDocumentRepository.findByUrl(trx, source.workspace_id, source.id, document.url);
@@ -161,7 +170,7 @@ export async function storeDocument(trx: Transaction<Database>, clock: Clock, so
   };
   if (existing) await sourceDocumentRepository.update(trx, source.workspace_id, documentId, { ...row, updated_at: nextUpdatedAt(existing.updated_at, clock.now()) });
   else await sourceDocumentRepository.insert(trx, { id: documentId, workspace_id: source.workspace_id, chatbot_id: source.chatbot_id, source_id: source.id, url: document.url, ...row, created_at: now, updated_at: now });
-  await refreshCounts(trx, clock, current);
+  await refreshCounts(trx, clock, current, progress ? { sync_done: progress.done, sync_found: progress.found } : {});
   return error === null ? 'stored' : 'failed';
 }
 
@@ -217,7 +226,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
     const limits = { maxPages: Math.min(crawl.max_pages, config.maxPages), maxDepth: crawl.max_depth, include: crawl.include, exclude: crawl.exclude };
     for await (const page of crawlSite(source.url ?? '', limits, policy)) {
       if (!page.ok) {
-        yield { url: page.url, error: page.error };
+        yield { url: page.url, error: page.error, found: page.found };
         continue;
       }
       const body = page.body;
@@ -226,7 +235,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       // Not a page or a document we read (a feed, sitemap.xml, an image a link pointed at): not part of the knowledge.
       if (!kind) continue;
       const read = kind === 'html' ? async () => parseHtml(new TextDecoder().decode(body), page.url) : () => parseFile(body, kind);
-      yield { url: page.url, hash: sha256(body), read };
+      yield { url: page.url, hash: sha256(body), read, found: page.found };
     }
   }
 
@@ -242,13 +251,16 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
         status: readable ? 'ready' : 'failed',
         error: readable ? null : (firstError ?? (outcomes.length === 0 ? 'No document was found.' : 'No document could be read.')),
         last_synced_at: now.toISOString(),
+        sync_done: null,
+        sync_found: null,
         next_sync_at: interval === null ? null : new Date(now.getTime() + interval * 3_600_000).toISOString(),
       });
     });
   }
 
   async function sync(source: SourceRow, signal: AbortSignal): Promise<void> {
-    await inTransaction(db, {}, (trx) => sourceRepository.update(trx, source.workspace_id, source.id, { status: 'syncing', updated_at: nextUpdatedAt(source.updated_at, clock.now()) }));
+    await inTransaction(db, {}, (trx) => sourceRepository.update(trx, source.workspace_id, source.id, { status: 'syncing', sync_done: 0, sync_found: null, updated_at: nextUpdatedAt(source.updated_at, clock.now()) }));
+    const progress: SyncProgress = { done: 0, found: 0 };
     const met = new Set<string>();
     const outcomes: Outcome[] = [];
     let firstError: string | null = null;
@@ -256,12 +268,15 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       if (signal.aborted) throw new Error('ingestion interrupted: the process is shutting down');
       if (met.has(found.url)) continue;
       met.add(found.url);
+      progress.done++;
+      progress.found = Math.max(progress.done, found.found ?? 0);
       if (await unchanged(db, source, found)) {
         outcomes.push('unchanged');
+        await sourceRepository.update(db, source.workspace_id, source.id, { sync_done: progress.done, sync_found: progress.found });
         continue;
       }
       const prepared = await prepareDocument(found);
-      const outcome = await inTransaction(db, {}, (trx) => storeDocument(trx, clock, source, prepared));
+      const outcome = await inTransaction(db, {}, (trx) => storeDocument(trx, clock, source, prepared, progress));
       if (outcome === 'gone') return;
       if (outcome === 'failed') firstError ??= `${prepared.url}: ${prepared.error ?? 'could not be read'}`;
       outcomes.push(outcome);

@@ -12,6 +12,9 @@ export function presentSource(row: SourceRow): SourceView {
     url: row.url,
     status: row.status,
     stats: { documents: Number(row.documents), chunks: Number(row.chunks), failed_documents: Number(row.failed_documents) },
+    progress: row.status === 'syncing' && row.sync_done !== null
+      ? { done: Number(row.sync_done), found: Math.max(Number(row.sync_done), Number(row.sync_found ?? 0)) }
+      : null,
     error: row.error,
     sync_interval_hours: row.sync_interval_hours === null ? null : Number(row.sync_interval_hours),
     last_synced_at: row.last_synced_at,

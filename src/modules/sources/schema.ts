@@ -25,6 +25,12 @@ export const Source = Type.Object(
       chunks: Type.Integer({ description: 'Chunks retrievable now.' }),
       failed_documents: Type.Integer({ description: 'Documents that could not be read (each with its error).' }),
     }),
+    progress: Nullable(
+      Type.Object({
+        done: Type.Integer({ description: 'Documents this sync has read (or skipped as unchanged).' }),
+        found: Type.Integer({ description: 'Documents this sync has found so far; a crawl finds more as it goes, up to its page limit.' }),
+      }, { description: 'While `syncing`: how far the sync has got. Null otherwise.' }),
+    ),
     error: Nullable(Type.String()),
     sync_interval_hours: Nullable(Type.Integer({ description: 'Re-synced on its own every this many hours; null: only on request.' })),
     last_synced_at: Nullable(Timestamp),

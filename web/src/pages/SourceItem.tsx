@@ -15,22 +15,17 @@ export function inProgress(source: Source): boolean {
   return source.status === 'queued' || source.status === 'syncing';
 }
 
-/**
- * Documents done vs found. Every stored document (read or failed) counts in `stats.documents` as soon as
- * its transaction commits; the API shows no count of pages a crawl has found but not read yet, so a
- * website's total is unknown until it settles (the bar then moves without a known end). A file is one document.
- */
+/** Documents done vs found in the running sync (`progress`; a crawl finds more as it goes); none yet while queued. */
 function progressOf(source: Source): { done: number; total: number | null } {
-  const done = source.stats.documents;
-  if (source.type === 'website') return { done, total: null };
-  return { done: source.status === 'syncing' || source.status === 'queued' ? 0 : done, total: 1 };
+  if (!source.progress) return { done: 0, total: null };
+  return { done: source.progress.done, total: source.progress.found };
 }
 
 function Progress({ source }: { source: Source }) {
   const { done, total } = progressOf(source);
   const label = `Progress of ${sourceName(source)}`;
   const text =
-    source.status === 'queued' ? 'Waiting to start' : total === null ? `${done} document${done === 1 ? '' : 's'} so far, looking for more` : `${done} of ${total} documents read`;
+    source.status === 'queued' ? 'Waiting to start' : total === null ? 'Starting' : `${done} of ${total} document${total === 1 ? '' : 's'} found so far`;
   return (
     <div className="progress-line">
       <div
