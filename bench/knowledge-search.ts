@@ -5,6 +5,8 @@ import { loadConfig } from '../src/config.js';
 import { prepareDatabase } from '../src/db/database.js';
 import { newId } from '../src/lib/ids.js';
 import { knowledgeChunks, type ChunkInput } from '../src/modules/knowledge/chunks.js';
+import { createKnowledgeSearch } from '../src/modules/knowledge/retrieval.js';
+import { embedAll, syntheticEmbeddings } from './vectors.js';
 import { benchDatabaseEnv, dropBenchDatabase, settle, type Backend } from './databases.js';
 import { knowledgeSearchTable } from './report.js';
 import { percentile, syntheticText } from './text.js';
@@ -14,7 +16,9 @@ import { percentile, syntheticText } from './text.js';
 // [--queries 200]`. It inserts synthetic chunks (English-like text, `syntheticText`) through
 // knowledgeChunks.insert, then times knowledgeChunks.search (the whole retrieval: analysis, vocabulary and
 // typo lookups, ranked full text, the BM25F re-ranking; limit 5) over questions drawn from the same
-// distribution, some with a typo. Not part of `npm test`.
+// distribution, some with a typo. With `--dimensions n` (768 by default; 0: off) it also gives every chunk a
+// synthetic embedding (bench/vectors.ts), trains the vector index as ingestion does, and times hybrid retrieval
+// (full text fused with the nearest vectors; the question's embedding is computed locally). Not part of `npm test`.
 
 /** One size of the agent's chunk set. */
 export interface KnowledgeSearchRow {
@@ -23,12 +27,16 @@ export interface KnowledgeSearchRow {
   insertPerSecond: number;
   p50: number;
   p99: number;
+  /** Hybrid retrieval (full text fused with the vector index; the question's embedding is local, not timed). */
+  hybrid: { p50: number; p99: number; cells: number } | null;
 }
 
 /** Knowledge search on one database, as `npm run bench` saves it. */
 export interface KnowledgeSearchReport {
   backend: Backend;
   queries: number;
+  /** Dimensions of the synthetic vectors of the hybrid measurement (0: not measured). */
+  dimensions: number;
   rows: KnowledgeSearchRow[];
   /** p50 at the largest size over p50 at a tenth of it (when both were measured): sublinear below 10. */
   growth: { from: number; to: number; ratio: number; pass: boolean } | null;
@@ -44,9 +52,14 @@ export async function measureKnowledgeSearch(options: {
   backend: Backend;
   sizes: number[];
   queries: number;
+  /** Dimensions of the synthetic embeddings for the hybrid measurement; 0: full text only. */
+  dimensions?: number;
   log?: (line: string) => void;
 }): Promise<KnowledgeSearchReport> {
   const { backend, queries } = options;
+  const dimensions = options.dimensions ?? 0;
+  const embeddings = syntheticEmbeddings(dimensions);
+  const hybrid = createKnowledgeSearch(dimensions > 0 ? embeddings.embedder : null, { warn: () => {} });
   const log = options.log ?? (() => {});
   const sizes = [...options.sizes].sort((a, b) => a - b);
   const text = syntheticText();
@@ -79,6 +92,10 @@ export async function measureKnowledgeSearch(options: {
         }));
         await db.transaction().execute((trx) => knowledgeChunks.insert(trx, chunks));
       }
+      if (dimensions > 0) {
+        log(`knowledge search, ${backend}: embedding up to ${size} chunks (${dimensions} dimensions) and training the index…`);
+        await embedAll(db, workspaceId, chatbotId, sourceId, embeddings);
+      }
       const insertPerSecond = Math.round(added / ((performance.now() - started) / 1000));
       stored = size;
       await settle(env);
@@ -91,7 +108,19 @@ export async function measureKnowledgeSearch(options: {
       }
       times.sort((a, b) => a - b);
       const round = (ms: number) => Math.round(ms * 10) / 10;
-      rows.push({ chunks: size, insertPerSecond, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)) });
+      let hybridRow: KnowledgeSearchRow['hybrid'] = null;
+      if (dimensions > 0) {
+        const hybridTimes: number[] = [];
+        for (const question of questions) {
+          const began = performance.now();
+          await hybrid.search(db, workspaceId, chatbotId, question, 5);
+          hybridTimes.push(performance.now() - began);
+        }
+        hybridTimes.sort((a, b) => a - b);
+        const index = await db.selectFrom('knowledge_vector_indexes').select('cells').where('chatbot_id', '=', chatbotId).executeTakeFirst();
+        hybridRow = { p50: round(percentile(hybridTimes, 50)), p99: round(percentile(hybridTimes, 99)), cells: Number(index?.cells ?? 0) };
+      }
+      rows.push({ chunks: size, insertPerSecond, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), hybrid: hybridRow });
     }
   } finally {
     await handle.close();
@@ -104,6 +133,7 @@ export async function measureKnowledgeSearch(options: {
   return {
     backend,
     queries,
+    dimensions,
     rows,
     growth: largest && tenth && ratio !== null ? { from: tenth.chunks, to: largest.chunks, ratio, pass: ratio < 10 } : null,
     target: at100k ? { p50Ms: P50_TARGET_MS[backend], pass: at100k.p50 <= P50_TARGET_MS[backend] } : null,
@@ -116,12 +146,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
       db: { type: 'string', default: 'sqlite' },
       sizes: { type: 'string', default: '1000,10000,100000' },
       queries: { type: 'string', default: '200' },
+      dimensions: { type: 'string', default: '768' },
     },
   });
   const report = await measureKnowledgeSearch({
     backend: values.db === 'postgres' ? 'postgres' : 'sqlite',
     sizes: values.sizes!.split(',').map(Number),
     queries: Number(values.queries),
+    dimensions: Number(values.dimensions),
     log: (line) => console.error(line),
   });
   console.log(knowledgeSearchTable(report));

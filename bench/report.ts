@@ -190,11 +190,11 @@ function httpMarkdownTable(report: BenchReport, options: { connections?: number;
 export function knowledgeSearchTable(report: KnowledgeSearchReport): string {
   const grouped = (n: number) => n.toLocaleString('en-US');
   const lines = [
-    `Knowledge search, ${report.backend}: one agent, ${report.queries} questions, limit 5.`,
+    `Knowledge search, ${report.backend}: one agent, ${report.queries} questions, limit 5${report.dimensions ? `; hybrid with ${report.dimensions}-dimension vectors` : ''}.`,
     '',
-    '| chunks | insert (chunks/s) | p50 ms | p99 ms |',
-    '|---:|---:|---:|---:|',
-    ...report.rows.map((r) => `| ${grouped(r.chunks)} | ${grouped(r.insertPerSecond)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`),
+    '| chunks | insert (chunks/s) | full text p50 ms | full text p99 ms | hybrid p50 ms | hybrid p99 ms | vector cells |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.rows.map((r) => `| ${grouped(r.chunks)} | ${grouped(r.insertPerSecond)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.hybrid?.p50.toFixed(1) ?? '—'} | ${r.hybrid?.p99.toFixed(1) ?? '—'} | ${r.hybrid ? grouped(r.hybrid.cells) : '—'} |`),
   ];
   const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
   const verdicts: string[] = [];

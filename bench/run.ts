@@ -147,7 +147,7 @@ let rawRuns: ScenarioResult[][] = [];
 try {
   if (parts.includes('http')) rawRuns = await runHttp(report);
   // In this process, after the servers have stopped: nothing else runs on the machine's CPUs meanwhile.
-  if (parts.includes('knowledge')) report.knowledge = await measureKnowledgeSearch({ backend, sizes: chunkSizes, queries: tiny ? 50 : 200, log: progress });
+  if (parts.includes('knowledge')) report.knowledge = await measureKnowledgeSearch({ backend, sizes: chunkSizes, queries: tiny ? 50 : 200, dimensions: tiny ? 32 : 768, log: progress });
   if (parts.includes('ingestion')) report.ingestion = await measureIngestion({ backend, pages: pageCount, runs, log: progress });
 } finally {
   printTable(report);
