@@ -45,7 +45,7 @@ describe('builtin provider', () => {
   it('declines a question its knowledge does not cover', async () => {
     const { input } = await conversationWith(t, tenant, { knowledge: [HOURS, RETURNS] }, [['user', 'Do you sell helicopters?']]);
     const output = await builtin().engine.reply(input);
-    expect(output).toEqual({ content: "I'm sorry, I don't know the answer to that.", fallback: false, source: 'builtin' });
+    expect(output).toEqual({ content: "I'm sorry, I don't know the answer to that.", fallback: false, source: 'builtin', sources: [], outcome: 'unanswered' });
   });
 
   it('asks for contact details when it declines with lead capture on', async () => {

@@ -43,7 +43,7 @@ describe('OpenAI-compatible provider', () => {
     const stream = streamRecorder();
     const output = await openai().engine.reply({ ...input, ...stream });
 
-    expect(output).toEqual({ content: chunks.join(''), fallback: false, source: 'openai:service-default' });
+    expect(output).toMatchObject({ content: chunks.join(''), fallback: false, source: 'openai:service-default', sources: [{ title: 'Opening hours', url: null }], outcome: 'answered' });
     expect(stream.deltas).toEqual(chunks);
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;
@@ -106,6 +106,8 @@ describe('OpenAI-compatible provider', () => {
     expect(output).toEqual({
       content: "I'm sorry, I can't answer right now. Please try again in a moment.",
       fallback: true,
+      sources: [],
+      outcome: 'failed',
       source: 'openai:service-default',
       failure: 'error',
     });

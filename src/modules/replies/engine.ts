@@ -20,10 +20,29 @@ export interface ReplyInput {
   onReset?: () => void;
 }
 
+/** A knowledge document an answer used, as messages carry it (`sources` of an assistant message). */
+export interface MessageSource {
+  source_id: string;
+  document_id: string;
+  title: string;
+  url: string | null;
+}
+
+/**
+ * What kind of turn the answer was: `answered` from knowledge; `unanswered` (the knowledge does not say:
+ * the question is recorded for the owner); `conversational` (greeting, thanks, goodbye, "who are you");
+ * `handoff` (the visitor asked for a person: the conversation is marked as waiting for one); `failed` (the
+ * provider failed: the fallback).
+ */
+export type ReplyOutcome = 'answered' | 'unanswered' | 'conversational' | 'handoff' | 'failed';
+
 /** The answer: its full text, and whether it is the polite fallback given when the provider failed. */
 export interface ReplyOutput {
   content: string;
   fallback: boolean;
+  /** The documents the answer used, best first; empty when it used no knowledge. */
+  sources: MessageSource[];
+  outcome: ReplyOutcome;
   /** Which provider and model produced it (for logs), e.g. `builtin`, `openai:gpt-4o-mini`. */
   source: string;
   /** Why the fallback was given: the provider failed or answered nothing, timed out, or `signal` aborted. */

@@ -72,10 +72,10 @@ export function createReplyEngine({ db, llm, logger, knowledge = createKnowledge
         }
       };
       try {
-        const content = await provider.generate({ input, model, temperature: input.chatbot.temperature ?? undefined, signal, emit });
+        const generated = await provider.generate({ input, model, temperature: input.chatbot.temperature ?? undefined, signal, emit });
         if (signal.aborted) throw signal.reason;
-        if (content.trim() === '') throw new Error('the provider answered with no text');
-        return { content, fallback: false, source };
+        if (generated.content.trim() === '') throw new Error('the provider answered with no text');
+        return { ...generated, fallback: false, source };
       } catch (error) {
         const failure = timeout.signal.aborted ? 'timeout' : input.signal?.aborted ? 'aborted' : 'error';
         const details = { source, workspace_id: input.workspaceId, chatbot_id: input.chatbot.id, failure, error: describeError(error, secrets) };
@@ -91,7 +91,7 @@ export function createReplyEngine({ db, llm, logger, knowledge = createKnowledge
           }
         }
         emit(content);
-        return { content, fallback: true, source, failure };
+        return { content, fallback: true, source, failure, sources: [], outcome: 'failed' };
       } finally {
         clearTimeout(timer);
       }

@@ -9,6 +9,10 @@ export function openAiProvider(knowledge: KnowledgeLookup, llm: LlmConfig): Repl
   const provider = createOpenAICompatible({ name: 'openai', baseURL: llm.openai.baseUrl, ...(llm.openai.apiKey ? { apiKey: llm.openai.apiKey } : {}) });
   return {
     source: (model) => `openai:${model}`,
-    generate: async (request) => streamAnswer(provider.chatModel(request.model), await buildPrompt(knowledge, llm, request.input), request, llm),
+    generate: async (request) => {
+      const prompt = await buildPrompt(knowledge, llm, request.input);
+      const content = await streamAnswer(provider.chatModel(request.model), prompt, request, llm);
+      return { content, sources: prompt.sources, outcome: prompt.sources.length > 0 ? 'answered' : 'unanswered' };
+    },
   };
 }

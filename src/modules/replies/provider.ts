@@ -1,6 +1,6 @@
 import { streamText, type LanguageModel } from 'ai';
 import type { LlmConfig } from '../../config.js';
-import type { ReplyInput } from './engine.js';
+import type { MessageSource, ReplyInput, ReplyOutcome } from './engine.js';
 import type { ReplyPrompt } from './prompt.js';
 
 /** One answer to produce, as the engine hands it to a provider. */
@@ -16,11 +16,18 @@ export interface GenerateRequest {
   emit(text: string): void;
 }
 
+/** A provider's whole answer: its text, the documents it used, and what kind of turn it was. */
+export interface Generated {
+  content: string;
+  sources: MessageSource[];
+  outcome: Exclude<ReplyOutcome, 'failed'>;
+}
+
 /** A way of producing answers. `generate` resolves with the whole answer and throws on any failure. */
 export interface ReplyProvider {
   /** For logs and `source`: `builtin`, or `openai:<model>` / `anthropic:<model>`. */
   source(model: string): string;
-  generate(request: GenerateRequest): Promise<string>;
+  generate(request: GenerateRequest): Promise<Generated>;
 }
 
 /** Raised when a stream ends because its signal aborted (the engine tells timeouts from the caller's aborts). */
