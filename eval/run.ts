@@ -17,6 +17,7 @@ import { startOpenAiServer } from '../test/helpers/openai-server.js';
 import { loadWordVectorEmbedding } from './word-vectors.js';
 import { makeDocuments } from './fixture/make-documents.js';
 import { serveFixtureSite } from './fixture/site-server.js';
+import { evaluateAnswers, loadTurns, type AnswerReport } from './answers.js';
 import { reportOf, type ModeReport, type QuestionResult } from './metrics.js';
 import { loadQaPairs, loadQuestions, loadTextSource, normalisePagePath, SMOKE_QUESTION_IDS, type Question } from './questions.js';
 
@@ -28,6 +29,8 @@ export const HYBRID = 'hybrid';
 export interface EvalOptions {
   /** The 15 smoke questions instead of all of them. */
   smoke?: boolean;
+  /** Skip the hybrid pass (full text and the answers only). */
+  noHybrid?: boolean;
   /**
    * The environment the service is configured from (database, EMBEDDINGS_*, …); the database, listen
    * address, rate limits and OUTBOUND_ALLOW_PRIVATE_HOSTS are set by the run itself.
@@ -59,6 +62,8 @@ export interface ModeRun {
   /** Every path the fixture site served, in order. */
   siteRequests: string[];
   ingestSeconds: number;
+  /** The builtin provider's answers (full text only, and not in the smoke run). */
+  answers: AnswerReport | null;
 }
 
 const EMBEDDINGS_VARIABLES = ['EMBEDDINGS_PROVIDER', 'EMBEDDINGS_BASE_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY'];
@@ -83,7 +88,7 @@ export function embeddingsConfigured(env: Record<string, string | undefined>): b
 export async function runEvaluation(options: EvalOptions = {}): Promise<ModeRun[]> {
   const env = without(options.env ?? {}, DATABASE_VARIABLES);
   const runs = [await runMode(FULL_TEXT, without(env, EMBEDDINGS_VARIABLES), options)];
-  if (options.smoke) return runs;
+  if (options.smoke || options.noHybrid) return runs;
   if (embeddingsConfigured(env)) {
     runs.push(await runMode(HYBRID, env, options));
     return runs;
@@ -199,7 +204,13 @@ async function runMode(mode: string, env: Record<string, string | undefined>, op
       const index = hits.findIndex((hit) => matchesGold(question, hit, website.id, goldSources));
       results.push({ question, rank: index === -1 ? null : index + 1, hits });
     }
-    return { report: reportOf(mode, results), sources, websiteDocuments, siteRequests: [...site.requests], ingestSeconds };
+    const answers = mode === FULL_TEXT && !options.smoke
+      ? await evaluateAnswers({
+        db: app.database.db, workspaceId: workspace.id, chatbotId: agent.id, questions, turns: loadTurns(),
+        isGold: (question, source) => matchesGold(question, { sourceId: source.source_id, url: source.url }, website.id, goldSources),
+      })
+      : null;
+    return { report: reportOf(mode, results), sources, websiteDocuments, siteRequests: [...site.requests], ingestSeconds, answers };
   } finally {
     await app.close();
     await site.close();

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import { markdownTable, missLines, targetMisses, TARGETS } from '../eval/metrics.js';
+import { answerTable, answerTargetMisses } from '../eval/answers.js';
 import { embeddingsConfigured, FULL_TEXT, LOCAL_EMBEDDINGS_MODEL, runEvaluation } from '../eval/run.js';
 
-// npm run eval [-- --smoke] [-- --json results.json] [-- --misses]
+// npm run eval [-- --smoke] [-- --no-hybrid] [-- --json results.json] [-- --misses]
 // The retrieval evaluation of issue 30 (see eval/run.ts): a fresh database (a temp SQLite file, or a schema of
 // TEST_DATABASE_URL when set), the fixture business ingested through the public API, then every question asked
 // of knowledge/search. Prints recall@1, recall@5 and MRR per mode, language and kind as a Markdown table;
@@ -13,7 +14,7 @@ const jsonIndex = args.indexOf('--json');
 const jsonTarget = jsonIndex === -1 ? null : args[jsonIndex + 1];
 const showMisses = args.includes('--misses');
 
-const runs = await runEvaluation({ smoke, env: process.env, log: (line) => console.error(line) });
+const runs = await runEvaluation({ smoke, noHybrid: args.includes('--no-hybrid'), env: process.env, log: (line) => console.error(line) });
 const database = process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
 const [first] = runs;
 console.log(`\nRetrieval evaluation${smoke ? ' (smoke)' : ''} on ${database}: ${first?.report.results.length ?? 0} questions, ${first?.report.overall.count ?? 0} answerable\n`);
@@ -37,6 +38,19 @@ if (fullText && hybrid) {
   const better = hybrid.report.overall.mrr > fullText.report.overall.mrr && hybrid.report.overall.recallAt5 >= fullText.report.overall.recallAt5;
   console.log(`hybrid better than full text alone (higher MRR, recall@5 no lower): ${better ? 'yes' : 'NO'}`);
   if (!better) misses.push('hybrid not better than full text');
+}
+const answers = fullText?.answers;
+if (answers) {
+  console.log(`\nAnswers of the builtin provider (${answers.results.length} questions and turns)\n`);
+  console.log(answerTable(answers));
+  const answerMisses = answerTargetMisses(answers);
+  console.log(`\ntargets (answers: fact ≥ 85 %, source ≥ 90 % of those, declined ≥ 95 %, every turn handled, median < 60 words, languages within 10 points): ${answerMisses.length ? `NOT MET — ${answerMisses.join('; ')}` : 'met'}`);
+  misses.push(...answerMisses);
+  if (showMisses) {
+    for (const result of answers.results.filter((entry) => entry.factStated === false || entry.declined === false || entry.handled === false || entry.sourceCited === false)) {
+      console.log(`- ${result.id} [${result.kind}] ${result.question}\n    → (${result.outcome}) ${result.answer.replace(/\s+/g, ' ').slice(0, 200)}`);
+    }
+  }
 }
 if (misses.length) process.exitCode = 1;
 if (jsonTarget) {

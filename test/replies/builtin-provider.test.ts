@@ -35,7 +35,7 @@ describe('builtin provider', () => {
     const { input } = await conversationWith(t, tenant, { knowledge: [RETURNS, HOURS] }, [
       ['user', 'What are your opening hours?'],
       ['assistant', 'We are open Monday to Friday, 9am to 5pm.'],
-      ['user', 'And can I get a refund on a return?'],
+      ['user', 'And can I have a refund on a return?'],
     ]);
     const output = await builtin().engine.reply(input);
     expect(output.content).toContain(RETURNS.content);

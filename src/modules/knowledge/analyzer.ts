@@ -72,7 +72,7 @@ function isStopword(word: string, languages: readonly Stemmed[]): boolean {
 }
 
 /** The index term of one word: stemmed (words with digits are codes: kept whole), then folded. */
-function termOf(word: string, language: Language): string {
+export function termOf(word: string, language: Language): string {
   const stemmed = language === 'other' || /\p{N}/u.test(word) ? word : STEMMERS[language](word);
   return fold(stemmed);
 }
@@ -102,6 +102,8 @@ export function vocabularyOf(text: string, language: Language): Map<string, stri
 export interface QueryWord {
   /** Folded, lowercased: what typo tolerance compares with the agent's vocabulary. */
   word: string;
+  /** Lowercased as written (accents kept): what is stemmed. */
+  raw: string;
   terms: string[];
 }
 
@@ -119,7 +121,7 @@ export function queryWords(question: string): QueryWord[] {
     if (!meaningful(word) || isStopword(word, stopLanguages) || isStopword(folded, stopLanguages) || result.has(folded)) continue;
     const terms = new Set([folded]);
     if (!/\p{N}/u.test(word)) for (const language of STEMMED_LANGUAGES) terms.add(termOf(word, language));
-    result.set(folded, { word: folded, terms: [...terms] });
+    result.set(folded, { word: folded, raw: word, terms: [...terms] });
     if (result.size === MAX_QUERY_WORDS) break;
   }
   return [...result.values()];

@@ -1,6 +1,6 @@
 import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
 import type { Db } from '../../db/schema.js';
-import { detectLanguage, indexTerms, queryWords, vocabularyOf, type Language } from './analyzer.js';
+import { detectLanguage, indexTerms, queryWords, termOf, vocabularyOf, type Language, type QueryWord } from './analyzer.js';
 import { knowledgeVectors } from './vectors.js';
 import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
 
@@ -27,6 +27,16 @@ export interface KnowledgeHit {
   headingPath: string[];
   content: string;
   score: number;
+  /** The chunk's detected language (en, es, fr, de, pt or other). */
+  language: string;
+  /**
+   * How much of the question the chunk holds, in (0, 1]: the share of the question's words (weighted by
+   * how rare they are; a word the agent's knowledge never uses weighs most) found in it. 0 when unknown
+   * (a chunk found by its vector alone).
+   */
+  confidence: number;
+  /** The index terms of the question the chunk holds, with their weight (what an answer's sentences are picked by). */
+  matched: { term: string; idf: number }[];
 }
 
 const INSERT_BATCH = 100;
@@ -92,6 +102,47 @@ function bm25f(candidates: readonly { title_terms: string; terms: string }[], te
     }
     return score;
   });
+}
+
+/** Each question word's weight and the terms that stand for it: the word, its stems, the corrections of a typo. */
+type WordWeight = { word: string; raw: string; terms: string[]; corrected: ReadonlySet<string>; idf: number };
+
+// A word matched only through a typo correction counts this much: "password" is not "passport".
+const CORRECTION_WEIGHT = 0.5;
+
+/**
+ * The weight of each question word: the IDF of its rarest known term; a word the agent's knowledge never
+ * uses (no term, no correction) weighs as a term of no chunk, the most (it is what the answer would be about:
+ * "Do you rent kayaks?" is not answered by a page about renting bikes).
+ */
+function questionWeights(words: readonly QueryWord[], corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[], agentChunks: number): WordWeight[] {
+  const idfOf = new Map(scoring.map((term) => [term.term, term.idf]));
+  const unknown = Math.log(1 + (agentChunks + 0.5) / 0.5);
+  return words.map((word) => {
+    const corrected = new Set(corrections.get(word.word)?.keys() ?? []);
+    const terms = [...word.terms, ...corrected].filter((term) => idfOf.has(term));
+    return { word: word.word, raw: word.raw, terms, corrected, idf: terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : unknown };
+  });
+}
+
+/**
+ * How much of the question (by weight) a chunk's terms hold, and which terms. A word counts when the chunk
+ * holds it, its stem in the chunk's language, or (for less) a correction of it; a stem of another language
+ * that happens to match ("near" stemmed as Spanish) does not.
+ */
+function coverage(weights: readonly WordWeight[], held: ReadonlySet<string>, language: Language): Pick<KnowledgeHit, 'confidence' | 'matched'> {
+  let total = 0;
+  let found = 0;
+  const matched: KnowledgeHit['matched'] = [];
+  for (const { word, raw, terms, corrected, idf } of weights) {
+    total += idf;
+    const own = new Set([word, termOf(raw, language)]);
+    const present = terms.filter((term) => held.has(term) && (own.has(term) || corrected.has(term)));
+    if (present.length === 0) continue;
+    found += present.some((term) => own.has(term)) ? idf : idf * CORRECTION_WEIGHT;
+    for (const term of present) matched.push({ term, idf });
+  }
+  return { confidence: total > 0 ? found / total : 0, matched };
 }
 
 /** The text of a chunk that names it (title and headings): weighted above its content. */
@@ -192,11 +243,11 @@ export const knowledgeChunks = {
   /** Chunks of an agent by id, as hits scored 0 (the vector side of a hybrid search reads them). */
   async byIds(db: Db, workspaceId: string, chatbotId: string, ids: readonly number[]): Promise<KnowledgeHit[]> {
     if (ids.length === 0) return [];
-    const rows = await db.selectFrom('knowledge_chunks').select(['id', 'source_id', 'document_id', 'title', 'url', 'heading_path', 'content'])
+    const rows = await db.selectFrom('knowledge_chunks').select(['id', 'source_id', 'document_id', 'title', 'url', 'heading_path', 'content', 'language'])
       .where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('id', 'in', ids).execute();
     return rows.map((row) => ({
       sourceId: row.source_id, documentId: row.document_id, chunkId: Number(row.id), title: row.title, url: row.url,
-      headingPath: parseHeadingPath(row.heading_path), content: row.content, score: 0,
+      headingPath: parseHeadingPath(row.heading_path), content: row.content, score: 0, language: row.language, confidence: 0, matched: [],
     }));
   },
 
@@ -215,15 +266,16 @@ export const knowledgeChunks = {
     const agentChunks = known.get(CHUNK_COUNT_KEY) ?? 0;
     known.delete(CHUNK_COUNT_KEY);
     const chunkCounts = new Map(known);
-    for (const corrections of (await vocabulary.corrections(db, workspaceId, chatbotId, misspelt)).values()) {
-      for (const [term, docs] of corrections) chunkCounts.set(term, docs);
+    const corrections = await vocabulary.corrections(db, workspaceId, chatbotId, misspelt);
+    for (const corrected of corrections.values()) {
+      for (const [term, docs] of corrected) chunkCounts.set(term, docs);
     }
     const plan = matchPlan(chunkCounts, agentChunks);
     if (!plan) return [];
     const candidates = Math.max(limit, RERANKED_CANDIDATES);
     const query = (terms: readonly WeightedTerm[], mode: 'any' | 'all') => db.selectFrom('knowledge_chunks as c')
       .innerJoin(termsFullTextHits(db, 'knowledge_chunks', chatbotId, terms, mode, candidates), 'hits.id', 'c.id')
-      .select(['c.id', 'c.source_id', 'c.document_id', 'c.title', 'c.url', 'c.heading_path', 'c.content', 'c.position', 'c.title_terms', 'c.terms'])
+      .select(['c.id', 'c.source_id', 'c.document_id', 'c.title', 'c.url', 'c.heading_path', 'c.content', 'c.language', 'c.position', 'c.title_terms', 'c.terms'])
       .where('c.workspace_id', '=', workspaceId).where('c.chatbot_id', '=', chatbotId)
       .orderBy('hits.rank', 'desc').orderBy('c.position').orderBy('c.id')
       .limit(candidates)
@@ -236,9 +288,14 @@ export const knowledgeChunks = {
       .slice(0, limit);
     // Relative to the best hit, so a score reads the same whatever the agent's size.
     const best = Math.max(...ranked.map((hit) => hit.score), Number.MIN_VALUE);
-    return ranked.map(({ row, score }) => ({
-      sourceId: row.source_id, documentId: row.document_id, chunkId: Number(row.id), title: row.title, url: row.url,
-      headingPath: parseHeadingPath(row.heading_path), content: row.content, score: Math.min(1, Math.max(score / best, 1e-9)),
-    }));
+    const weights = questionWeights(words, corrections, plan.scoring, agentChunks);
+    return ranked.map(({ row, score }) => {
+      const held = new Set(`${row.title_terms} ${row.terms}`.split(' '));
+      return {
+        sourceId: row.source_id, documentId: row.document_id, chunkId: Number(row.id), title: row.title, url: row.url,
+        headingPath: parseHeadingPath(row.heading_path), content: row.content, score: Math.min(1, Math.max(score / best, 1e-9)),
+        language: row.language, ...coverage(weights, held, row.language as Language),
+      };
+    });
   },
 };

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/schema.js';
 import { knowledgeChunks, type KnowledgeHit } from './chunks.js';
 import type { Embedder } from './embedder.js';
-import { knowledgeVectors } from './vectors.js';
+import { knowledgeVectors, type VectorHit } from './vectors.js';
 
 /** What the agent retrieves for a question: its sources' best chunks, best first. */
 export interface KnowledgeSearch {
@@ -51,18 +51,23 @@ export function createKnowledgeSearch(embedder: Embedder | null, log: RetrievalL
         nearestChunks(db, embedder, log, workspaceId, chatbotId, question, candidates),
       ]);
       if (nearest.length === 0) return fullText.slice(0, limit);
-      const fused = fuseRankings([fullText.map((hit) => hit.chunkId), nearest]);
+      const fused = fuseRankings([fullText.map((hit) => hit.chunkId), nearest.map((hit) => hit.chunkId)]);
+      const similarity = new Map(nearest.map((hit) => [hit.chunkId, hit.similarity]));
       const known = new Map(fullText.map((hit) => [hit.chunkId, hit]));
       const ranked = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
       const missing = ranked.map(([id]) => id).filter((id) => !known.has(id));
       for (const hit of await knowledgeChunks.byIds(db, workspaceId, chatbotId, missing)) known.set(hit.chunkId, hit);
       const best = ranked[0]?.[1] ?? 1;
-      return ranked.filter(([id]) => known.has(id)).map(([id, score]) => ({ ...known.get(id)!, score: score / best }));
+      // A chunk found by meaning is as sure as its cosine similarity to the question, when that is more.
+      return ranked.filter(([id]) => known.has(id)).map(([id, score]) => {
+        const hit = known.get(id)!;
+        return { ...hit, score: score / best, confidence: Math.max(hit.confidence, similarity.get(id) ?? 0) };
+      });
     },
   };
 }
 
-async function nearestChunks(db: Db, embedder: Embedder, log: RetrievalLog, workspaceId: string, chatbotId: string, question: string, limit: number): Promise<number[]> {
+async function nearestChunks(db: Db, embedder: Embedder, log: RetrievalLog, workspaceId: string, chatbotId: string, question: string, limit: number): Promise<VectorHit[]> {
   // No embedding request for an agent that has no vectors of this model (yet).
   if ((await knowledgeVectors.model(db, workspaceId, chatbotId)) !== embedder.model) return [];
   let query: Float32Array | undefined;
@@ -73,6 +78,5 @@ async function nearestChunks(db: Db, embedder: Embedder, log: RetrievalLog, work
     return [];
   }
   if (!query) return [];
-  const hits = await knowledgeVectors.nearest(db, workspaceId, chatbotId, embedder.model, query, limit);
-  return hits.map((hit) => hit.chunkId);
+  return knowledgeVectors.nearest(db, workspaceId, chatbotId, embedder.model, query, limit);
 }

@@ -1,6 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { ChatbotsTable } from '../../db/schema.js';
 import { parseJson } from '../../lib/json.js';
+import type { Lang } from './intents.js';
+import { fieldList, phrase } from './phrases.js';
 
 /** An agent's lead capture settings as stored (JSON text). */
 interface LeadCapture {
@@ -27,9 +29,19 @@ export function contactFieldsText(fields: readonly string[]): string {
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
-/** The sentence asking a visitor for contact details: the agent's own prompt, or one built from its fields. */
-export function contactRequest(leadCapture: LeadCapture): string {
-  return leadCapture.prompt ?? `If you leave your ${contactFieldsText(leadCapture.fields)}, someone from our team will get back to you.`;
+/** The sentence asking a visitor for contact details: the agent's own prompt, or one built from its fields, in the language. */
+export function contactRequest(leadCapture: LeadCapture, language: Lang = 'en'): string {
+  return leadCapture.prompt ?? phrase('contact', language, { fields: fieldList(leadCapture.fields, language) });
+}
+
+/**
+ * What the agent says when a visitor asks for a person: the team is told and a person will follow up here;
+ * when lead capture is on and the visitor left no contact details yet, it asks for them.
+ */
+export function handoffAnswer(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_capture'>, hasContact: boolean, language: Lang = 'en'): string {
+  const leadCapture = leadCaptureOf(chatbot);
+  const text = phrase('handoff', language);
+  return leadCapture.enabled && !hasContact ? `${text} ${contactRequest(leadCapture, language)}` : text;
 }
 
 /** The polite answer given when the provider failed, timed out or said nothing. */

@@ -1,24 +1,46 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { isGreeting } from '../knowledge/terms.js';
-import { contactRequest, leadCaptureOf } from './answers.js';
+import { detectLanguage } from '../knowledge/analyzer.js';
+import { contactRequest, handoffAnswer, leadCaptureOf } from './answers.js';
+import { composeAnswer } from './compose.js';
 import type { KnowledgeLookup, ReplyInput } from './engine.js';
-import { sourcesOf } from './prompt.js';
+import { intentOf, LANGS, type Lang } from './intents.js';
+import { phrase } from './phrases.js';
 import { GenerationAborted, type Generated, type ReplyProvider } from './provider.js';
 
 /** About how many pieces an answer is streamed in, so the widget shows it arriving like a model's. */
 const CHUNKS = 4;
+/** Chunks retrieved for an answer (composeAnswer weighs the first few). */
+const ANSWER_HITS = 5;
 
-/** The answer the built-in provider gives to the visitor's latest message. */
+/** The language of the agent's own words in a reply: the turn's, the question's, the knowledge's, the agent's, else English. */
+function replyLanguage(input: ReplyInput, question: string, hit: { language: string } | undefined): Lang {
+  const known = (language: string | undefined): language is Lang => (LANGS as readonly string[]).includes(language ?? '');
+  const detected = detectLanguage(question);
+  if (known(detected)) return detected;
+  if (known(hit?.language)) return hit.language;
+  const agent = (input.chatbot as { language?: string }).language;
+  return known(agent) ? agent : 'en';
+}
+
+/**
+ * The answer the built-in provider gives to the visitor's latest message: small talk and requests for a
+ * person in the visitor's language; else the sentences of the knowledge that answer the question, with their
+ * source; else a plain "I don't know" (offering to take contact details when lead capture is on).
+ */
 export async function builtinAnswer(knowledge: KnowledgeLookup, input: ReplyInput): Promise<Generated> {
   const question = input.transcript.findLast((message) => message.role === 'user')?.content ?? '';
-  if (isGreeting(question)) return { content: 'Hello! What would you like to know?', sources: [], outcome: 'conversational' };
-  // Only the best chunk: a second one is as likely to confuse as to help, without a model to merge them.
-  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, 1);
-  const [best] = hits;
-  if (best) return { content: `Here is what I found:\n\n${best.title}\n${best.content}`, sources: sourcesOf(hits), outcome: 'answered' };
   const leadCapture = leadCaptureOf(input.chatbot);
-  const decline = "I'm sorry, I don't know the answer to that.";
-  return { content: leadCapture.enabled ? `${decline} ${contactRequest(leadCapture)}` : decline, sources: [], outcome: 'unanswered' };
+  const turn = intentOf(question);
+  if (turn?.intent === 'handoff') {
+    return { content: handoffAnswer(input.chatbot, false, turn.language), sources: [], outcome: 'handoff' };
+  }
+  if (turn) return { content: phrase(turn.intent, turn.language, { name: input.chatbot.name }), sources: [], outcome: 'conversational' };
+  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, ANSWER_HITS);
+  const composed = composeAnswer(question, hits);
+  if (composed) return { ...composed, outcome: 'answered' };
+  const language = replyLanguage(input, question, hits[0]);
+  const decline = phrase('decline', language);
+  return { content: leadCapture.enabled ? `${decline} ${contactRequest(leadCapture, language)}` : decline, sources: [], outcome: 'unanswered' };
 }
 
 /** Splits text into about `count` pieces at spaces (the pieces join back to the text). */

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { KnowledgeHit } from '../../src/modules/knowledge/chunks.js';
+import { composeAnswer, MIN_CONFIDENCE, sentencesOf } from '../../src/modules/replies/compose.js';
+import { intentOf } from '../../src/modules/replies/intents.js';
+import { handoffAnswer } from '../../src/modules/replies/answers.js';
+
+// The builtin provider's understanding of a turn (issue 31): small talk and requests for a person in five
+// languages, and answers composed from the sentences of the knowledge that hold the question.
+describe('turns of a conversation', () => {
+  it('tells small talk and requests for a person, with their language', () => {
+    expect(intentOf('Hi!')).toEqual({ intent: 'greeting', language: 'en' });
+    expect(intentOf('Thanks, bye!')).toEqual({ intent: 'goodbye', language: 'en' });
+    expect(intentOf('Hi, who are you?')).toEqual({ intent: 'identity', language: 'en' });
+    expect(intentOf('thank you so much')).toEqual({ intent: 'thanks', language: 'en' });
+    expect(intentOf('Can I speak to a human?')).toEqual({ intent: 'handoff', language: 'en' });
+    expect(intentOf('¿Puedo hablar con una persona?')).toEqual({ intent: 'handoff', language: 'es' });
+    expect(intentOf('Je voudrais parler à un conseiller')).toEqual({ intent: 'handoff', language: 'fr' });
+    expect(intentOf('Kann ich mit einem Menschen sprechen?')).toEqual({ intent: 'handoff', language: 'de' });
+    expect(intentOf('Quero falar com um atendente')).toEqual({ intent: 'handoff', language: 'pt' });
+    expect(intentOf('Merci beaucoup !')).toEqual({ intent: 'thanks', language: 'fr' });
+    expect(intentOf('Olá')).toEqual({ intent: 'greeting', language: 'pt' });
+  });
+
+  it('leaves questions to the knowledge, even with a greeting or a word of the small talk in them', () => {
+    for (const question of ['What are your opening hours?', 'Hi, what are your opening hours?', 'What discount do staff members get?', 'Who repairs e-bikes?', 'Thanks for the tip, do you sell helmets?']) {
+      expect(intentOf(question), question).toBeNull();
+    }
+  });
+
+  it('answers a request for a person, asking for contact details when lead capture wants them', () => {
+    const leadsOn = { lead_capture: JSON.stringify({ enabled: true, fields: ['email'], prompt: null }) };
+    expect(handoffAnswer({ lead_capture: '{}' }, false)).toBe("Of course. I've let the team know, and a person will follow up with you here.");
+    expect(handoffAnswer(leadsOn, false, 'es')).toBe('Por supuesto. He avisado al equipo y una persona te responderá aquí. Si nos dejas tu correo electrónico, alguien de nuestro equipo se pondrá en contacto contigo.');
+    expect(handoffAnswer(leadsOn, true)).not.toContain('email');
+  });
+});
+
+function hit(overrides: Partial<KnowledgeHit>): KnowledgeHit {
+  return {
+    sourceId: 'src_1', documentId: 'doc_1', chunkId: 1, title: 'Rental prices', url: 'https://example.com/rentals', headingPath: [], score: 1, language: 'en',
+    content: '', confidence: 1, matched: [], ...overrides,
+  };
+}
+
+describe('composed answers', () => {
+  it('splits a chunk into its sentences and lines', () => {
+    expect(sentencesOf('We open at nine. We close at six.\n- Tandems: £30 a day\n- City bikes: £18 a day')).toEqual([
+      'We open at nine.', 'We close at six.', '- Tandems: £30 a day', '- City bikes: £18 a day',
+    ]);
+  });
+
+  it('quotes the sentences that hold the question, with their document as the source', () => {
+    const content = 'Our fleet has city bikes, tandems and e-bikes. A tandem costs £30 a day. Helmets are free with every rental. Late returns cost £10 an hour.';
+    const answer = composeAnswer('How much is a tandem?', [hit({ content, matched: [{ term: 'tandem', idf: 3 }] })]);
+    expect(answer?.content).toContain('A tandem costs £30 a day.');
+    expect(answer?.content).not.toContain('Late returns');
+    expect(answer?.sources).toEqual([{ source_id: 'src_1', document_id: 'doc_1', title: 'Rental prices', url: 'https://example.com/rentals' }]);
+  });
+
+  it('prefers the sentence with a figure when the question asks for one', () => {
+    const content = 'The Coastal Loop is our classic morning ride. The Coastal Loop costs £25 per person.';
+    expect(composeAnswer('How much is the Coastal Loop?', [hit({ content, matched: [{ term: 'coastal', idf: 2 }, { term: 'loop', idf: 2 }] })])?.content)
+      .toBe('The Coastal Loop costs £25 per person.');
+  });
+
+  it('answers a Q&A chunk with its answer, not its question', () => {
+    const qa = hit({ title: 'Can I bring my dog?', content: 'Can I bring my dog?\n\nDogs on a lead are welcome inside.', matched: [{ term: 'dog', idf: 2 }] });
+    expect(composeAnswer('Can I bring my dog?', [qa])?.content).toBe('Dogs on a lead are welcome inside.');
+  });
+
+  it('declines when the best chunk holds too little of the question', () => {
+    expect(composeAnswer('Do you rent kayaks?', [hit({ content: 'We rent bikes by the day.', confidence: MIN_CONFIDENCE - 0.01, matched: [{ term: 'rent', idf: 1 }] })])).toBeNull();
+    expect(composeAnswer('Anything?', [])).toBeNull();
+  });
+});
