@@ -39,7 +39,7 @@ describe('Anthropic provider', () => {
     const stream = streamRecorder();
     const output = await anthropic().engine.reply({ ...input, ...stream });
 
-    expect(output).toMatchObject({ content: chunks.join(''), fallback: false, source: 'anthropic:claude-haiku-4-5', sources: [{ title: 'Opening hours', url: null }], outcome: 'answered' });
+    expect(output).toMatchObject({ content: chunks.join(''), fallback: false, source: 'anthropic:claude-haiku-4-5', sources: [], outcome: 'answered' });
     expect(stream.deltas).toEqual(chunks);
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;

@@ -1,7 +1,7 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import type { LlmConfig } from '../../config.js';
 import type { KnowledgeLookup } from './engine.js';
-import { buildPrompt } from './prompt.js';
+import { buildPrompt, generatedFrom } from './prompt.js';
 import { streamAnswer, type ReplyProvider } from './provider.js';
 
 /** Answers through Anthropic's Messages API, streaming. */
@@ -15,8 +15,7 @@ export function anthropicProvider(knowledge: KnowledgeLookup, llm: LlmConfig): R
       // The Messages API wants the conversation to open with a visitor turn (a welcome message may come first).
       const firstVisitorTurn = prompt.messages.findIndex((message) => message.role === 'user');
       const messages = firstVisitorTurn > 0 ? prompt.messages.slice(firstVisitorTurn) : prompt.messages;
-      const content = await streamAnswer(provider.messages(request.model), { ...prompt, messages }, request, llm);
-      return { content, sources: prompt.sources, outcome: prompt.sources.length > 0 ? 'answered' : 'unanswered' };
+      return generatedFrom(await streamAnswer(provider.messages(request.model), { ...prompt, messages }, request, llm), prompt);
     },
   };
 }

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LlmConfig } from '../../config.js';
 import type { KnowledgeLookup } from './engine.js';
-import { buildPrompt } from './prompt.js';
+import { buildPrompt, generatedFrom } from './prompt.js';
 import { streamAnswer, type ReplyProvider } from './provider.js';
 
 /** Answers through an OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio …), streaming. */
@@ -11,8 +11,7 @@ export function openAiProvider(knowledge: KnowledgeLookup, llm: LlmConfig): Repl
     source: (model) => `openai:${model}`,
     generate: async (request) => {
       const prompt = await buildPrompt(knowledge, llm, request.input);
-      const content = await streamAnswer(provider.chatModel(request.model), prompt, request, llm);
-      return { content, sources: prompt.sources, outcome: prompt.sources.length > 0 ? 'answered' : 'unanswered' };
+      return generatedFrom(await streamAnswer(provider.chatModel(request.model), prompt, request, llm), prompt);
     },
   };
 }
