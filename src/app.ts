@@ -132,7 +132,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   worker = replyWorker;
   const idleCloser = createIdleCloser({ db: database.db, clock, conversations: services.conversations, idleMinutes: config.runtime.idleCloseMinutes, log: app.log });
-  const widget = createWidgetService({ db: database.db, clock, conversations: services.conversations, messages: services.messages, leads: services.leads });
+  const widget = createWidgetService({ db: database.db, clock, conversations: services.conversations, messages: services.messages, leads: services.leads, feedback: services.feedback });
 
   app.decorate('services', services);
   app.decorate('redis', redisStore);

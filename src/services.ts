@@ -16,6 +16,7 @@ import { createInvitationService } from './modules/invitations/service.js';
 import { createSessionService } from './modules/sessions/service.js';
 import { createUserService } from './modules/users/service.js';
 import { createSourceService } from './modules/sources/service.js';
+import { createFeedbackService } from './modules/feedback/service.js';
 import { createKnowledgeSearch, type KnowledgeSearch } from './modules/knowledge/retrieval.js';
 
 /** What the services are built from. */
@@ -53,6 +54,7 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
     users,
     sessions: createSessionService(db, clock, audit),
     invitations: createInvitationService(db, clock, audit, users),
+    feedback: createFeedbackService(db, clock, audit, conversations),
     sources: createSourceService(db, clock, audit, sources, knowledge, wakeJobs),
   };
 }

@@ -49,6 +49,10 @@ export interface ChatbotsTable {
   created_at: string;
   updated_at: string;
   published_at: string | null;
+  /** JSON array of at most 6 questions the widget offers before the first message. */
+  suggested_questions: Generated<string>;
+  /** The widget's own words: 'auto' (the browser's language) or en, es, fr, de, pt. */
+  language: Generated<string>;
 }
 
 export interface ConversationsTable {
@@ -67,6 +71,8 @@ export interface ConversationsTable {
   metadata: string;
   created_at: string;
   updated_at: string;
+  /** When the visitor first asked for a person (null: never). */
+  handoff_requested_at: string | null;
 }
 
 export interface MessagesTable {
@@ -80,6 +86,10 @@ export interface MessagesTable {
   author_type: string;
   author_id: string | null;
   created_at: string;
+  /** JSON array of the documents an assistant answer used ({source_id, document_id, title, url}). */
+  sources: Generated<string>;
+  /** What kind of turn an assistant answer was (answered, unanswered, …); null for visitor and operator messages. */
+  outcome: string | null;
 }
 
 export interface LeadsTable {
@@ -147,6 +157,38 @@ export interface DailyStatsTable {
   messages_assistant: Generated<number>;
   messages_operator: Generated<number>;
   leads: Generated<number>;
+  /** Assistant answers of outcome `answered` / `unanswered` that day (issue 31). */
+  answered: Generated<number>;
+  unanswered: Generated<number>;
+  /** Current ratings of that day's answers (a changed rating moves from one to the other). */
+  feedback_up: Generated<number>;
+  feedback_down: Generated<number>;
+  /** Conversations whose visitor first asked for a person that day. */
+  handoffs: Generated<number>;
+}
+
+/** A visitor's latest rating of one assistant message. */
+export interface MessageFeedbackTable {
+  message_id: string;
+  workspace_id: string;
+  chatbot_id: string;
+  conversation_id: string;
+  rating: 'up' | 'down';
+  comment: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A question the agent could not answer from its knowledge; `normalized` groups its wordings. */
+export interface UnansweredQuestionsTable {
+  id: string;
+  workspace_id: string;
+  chatbot_id: string;
+  conversation_id: string;
+  message_id: string;
+  question: string;
+  normalized: string;
+  created_at: string;
 }
 
 /**
@@ -394,6 +436,8 @@ export interface Database {
   sources: SourcesTable;
   source_files: SourceFilesTable;
   source_documents: SourceDocumentsTable;
+  message_feedback: MessageFeedbackTable;
+  unanswered_questions: UnansweredQuestionsTable;
 }
 
 /** A connection or an open transaction: repositories accept either. */

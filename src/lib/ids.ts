@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   replyJob: 'rjob',
   source: 'src',
   document: 'doc',
+  unansweredQuestion: 'unq',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

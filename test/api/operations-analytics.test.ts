@@ -34,6 +34,8 @@ async function summary(query = ''): Promise<Summary> {
 }
 
 const dayOf = (s: Summary, date: string) => s.daily.find((d) => d.date === date);
+/** The answer figures of a day without agent answers, ratings or handoffs (issue 31). */
+const QUIET = { answered: 0, unanswered: 0, answer_rate: null, feedback_up: 0, feedback_down: 0, handoffs: 0 };
 
 beforeAll(async () => {
   t = await createTestApp({}, { clock, replyWorker: false }); // exact fixtures: no agent answers appear in the background
@@ -110,9 +112,9 @@ describe('GET /analytics', () => {
     expect(dates).toHaveLength(30);
     expect(new Set(dates).size).toBe(dates.length);
     expect([...dates].sort()).toEqual(dates);
-    expect(dayOf(s, '2026-03-01')).toEqual({ date: '2026-03-01', conversations: 1, messages: 4, leads: 0 });
-    expect(dayOf(s, '2026-03-03')).toEqual({ date: '2026-03-03', conversations: 1, messages: 1, leads: 2 });
-    expect(dayOf(s, '2026-03-02')).toEqual({ date: '2026-03-02', conversations: 0, messages: 0, leads: 0 });
+    expect(dayOf(s, '2026-03-01')).toEqual({ date: '2026-03-01', conversations: 1, messages: 4, leads: 0, ...QUIET });
+    expect(dayOf(s, '2026-03-03')).toEqual({ date: '2026-03-03', conversations: 1, messages: 1, leads: 2, ...QUIET });
+    expect(dayOf(s, '2026-03-02')).toEqual({ date: '2026-03-02', conversations: 0, messages: 0, leads: 0, ...QUIET });
     const sum = (field: 'conversations' | 'messages' | 'leads') => s.daily.reduce((n, d) => n + d[field], 0);
     expect(sum('conversations')).toBe(s.conversations.total);
     expect(sum('messages')).toBe(s.messages.total);
@@ -185,7 +187,7 @@ describe('GET /analytics', () => {
     const earlier = encodeURIComponent('2026-03-01T23:59:59.999Z');
     expectProblem(await tenant.request('GET', `/api/v1/analytics?from=${later}&to=${earlier}`), 400, 'validation_failed');
     const same = await summary('?from=2026-03-03&to=2026-03-03');
-    expect(same.daily).toEqual([{ date: '2026-03-03', conversations: 1, messages: 1, leads: 2 }]);
+    expect(same.daily).toEqual([{ date: '2026-03-03', conversations: 1, messages: 1, leads: 2, ...QUIET }]);
     // a `to` before the default 30-day `from` is fine: `from` follows `to`
     const s = await summary('?to=2026-03-01');
     expect(s.from).toBe('2026-01-31T00:00:00.000Z');

@@ -143,6 +143,8 @@ describe('conversations and messages', () => {
       role: 'user',
       content: 'Hello',
       author: { type: 'api_key', id: tenant.keyId },
+      sources: [],
+      feedback: null,
       created_at: expect.stringMatching(TIMESTAMP),
     });
     expect(response.headers.location).toMatch(new RegExp(`^/api/v1/conversations/${conversation.id}/messages`));

@@ -14,6 +14,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 /** The specification's operations (spec/api-v1-spec.md §4) and their scopes. */
 const SPEC: [string, string, string][] = [
   ['get', '/analytics', 'analytics:read'],
+  ['get', '/analytics/unanswered', 'analytics:read'], // issue 31
   ['get', '/chatbots', 'chatbots:read'],
   ['post', '/chatbots', 'chatbots:write'],
   ['get', '/chatbots/{id}', 'chatbots:read'],

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { apiContext } from '../../http/auth.js';
 import { operation } from '../../http/operation.js';
-import { AnalyticsQuery, AnalyticsSummary } from './schema.js';
+import { AnalyticsQuery, AnalyticsSummary, UnansweredQuery, UnansweredQuestionList } from './schema.js';
 import type { AnalyticsService } from './service.js';
 
-/** /analytics: the workspace summary. */
+/** /analytics: the workspace summary, and the questions the agents could not answer. */
 export function analyticsRoutes(analytics: AnalyticsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -24,6 +24,26 @@ export function analyticsRoutes(analytics: AnalyticsService): FastifyPluginAsync
         success: { status: 200, description: 'The analytics summary.', schema: AnalyticsSummary },
       }),
       async (request) => analytics.summary(apiContext(request), request.query),
+    );
+
+    app.get(
+      '/analytics/unanswered',
+      operation({
+        method: 'GET',
+        url: '/analytics/unanswered',
+        operationId: 'listUnansweredQuestions',
+        summary: 'List the questions the AI Agents could not answer',
+        description:
+          'The visitor questions an agent could not answer from its knowledge in a period (whole UTC days, as GET /analytics: default the last 30 days), ' +
+          'grouped by their normalized text (lowercased, accents folded, punctuation stripped) with how often each was asked, the group asked most recently first. ' +
+          'Filter by `chatbot_id`; `limit` groups (default 50, at most 100).',
+        tag: 'Analytics',
+        scope: 'analytics:read',
+        querystring: UnansweredQuery,
+        success: { status: 200, description: 'The grouped questions.', schema: UnansweredQuestionList },
+        errors: { 404: 'The workspace has no AI Agent with this `chatbot_id`.' },
+      }),
+      async (request) => analytics.unanswered(apiContext(request), request.query),
     );
   };
 }

@@ -7,7 +7,9 @@ import { isId } from '../../lib/ids.js';
 import { parseInstant } from '../../lib/time.js';
 import { statsRepository } from '../stats/repository.js';
 import { analyticsRepository } from './repository.js';
-import type { AnalyticsFilters, AnalyticsSummaryView } from './schema.js';
+import type { AnalyticsFilters, AnalyticsSummaryView, UnansweredFilters, UnansweredQuestionListView } from './schema.js';
+import { unansweredRepository } from './unanswered-repository.js';
+import { chatbotRepository } from '../chatbots/repository.js';
 
 const DAY_MS = 86_400_000;
 const MAX_DAYS = 366;
@@ -26,7 +28,7 @@ function parseDay(value: string, parameter: 'from' | 'to'): number {
  * The period as whole UTC days: from the start of `from`'s day to the end of `to`'s day (default: the
  * 30 days ending today). Counting whole days is what lets analytics read daily counters.
  */
-function period(query: AnalyticsFilters, now: Date): { firstDay: number; lastDay: number } {
+function period(query: Pick<AnalyticsFilters, 'from' | 'to'>, now: Date): { firstDay: number; lastDay: number } {
   const lastDay = query.to ? parseDay(query.to, 'to') : Math.floor(now.getTime() / DAY_MS) * DAY_MS;
   const firstDay = query.from ? parseDay(query.from, 'from') : lastDay - 29 * DAY_MS;
   if (firstDay > lastDay) throw AppError.validation('"from" must not be after "to".', [{ parameter: 'from', message: 'must not be after to' }]);
@@ -39,16 +41,41 @@ function period(query: AnalyticsFilters, now: Date): { firstDay: number; lastDay
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const ratio = (part: number, whole: number, digits: number) => (whole === 0 ? 0 : Math.round((part / whole) * 10 ** digits) / 10 ** digits);
 
+type DayFigures = Awaited<ReturnType<typeof statsRepository.byDay>>[number];
+type Answers = AnalyticsSummaryView['answers'];
+const NO_ANSWERS: Omit<Answers, 'answer_rate'> = { answered: 0, unanswered: 0, feedback_up: 0, feedback_down: 0, handoffs: 0 };
+
+/** The answer figures of some days' counters; the rate is null when nothing was asked. */
+function answersOf(days: readonly DayFigures[]): Answers {
+  const sum = days.reduce(
+    (acc, d) => ({
+      answered: acc.answered + d.answered,
+      unanswered: acc.unanswered + d.unanswered,
+      feedback_up: acc.feedback_up + d.feedbackUp,
+      feedback_down: acc.feedback_down + d.feedbackDown,
+      handoffs: acc.handoffs + d.handoffs,
+    }),
+    NO_ANSWERS,
+  );
+  const asked = sum.answered + sum.unanswered;
+  return { ...sum, answer_rate: asked === 0 ? null : ratio(sum.answered, asked, 4) };
+}
+
+function chatbotFilter(chatbotId: string | undefined): string | null {
+  if (chatbotId === undefined) return null;
+  if (!isId('chatbot', chatbotId)) {
+    throw AppError.validation('"chatbot_id" is not an AI Agent id.', [{ parameter: 'chatbot_id', message: 'must be an AI Agent id (bot_…)' }]);
+  }
+  return chatbotId;
+}
+
 /** The analytics summary, read from the daily counters that every write maintains. */
 export function createAnalyticsService(db: Kysely<Database>, clock: Clock) {
   return {
     /** Totals and a daily series for the period (default: the last 30 days, whole UTC days). */
     async summary(ctx: OperationContext, query: AnalyticsFilters): Promise<AnalyticsSummaryView> {
       const { firstDay, lastDay } = period(query, clock.now());
-      const chatbotId = query.chatbot_id ?? null;
-      if (chatbotId !== null && !isId('chatbot', chatbotId)) {
-        throw AppError.validation('"chatbot_id" is not an AI Agent id.', [{ parameter: 'chatbot_id', message: 'must be an AI Agent id (bot_…)' }]);
-      }
+      const chatbotId = chatbotFilter(query.chatbot_id);
       const [days, chatbots] = await Promise.all([
         statsRepository.byDay(db, ctx.actor.workspaceId, isoDay(firstDay), isoDay(lastDay), chatbotId),
         analyticsRepository.chatbotsByStatus(db, ctx.actor.workspaceId, chatbotId),
@@ -65,6 +92,7 @@ export function createAnalyticsService(db: Kysely<Database>, clock: Clock) {
           conversations: d ? d.conversationsOpen + d.conversationsClosed : 0,
           messages: d ? d.messagesUser + d.messagesAssistant + d.messagesOperator : 0,
           leads: d ? d.leads : 0,
+          ...answersOf(d ? [d] : []),
         });
       }
       return {
@@ -88,8 +116,22 @@ export function createAnalyticsService(db: Kysely<Database>, clock: Clock) {
           archived: agents('archived'),
         },
         average_messages_per_conversation: ratio(total((d) => d.conversationMessages), conversations, 2),
+        answers: answersOf(days),
         daily,
       };
+    },
+
+    /**
+     * The questions the agent could not answer in the period (whole UTC days, as the summary), grouped by
+     * normalized text with their counts, newest group first. 404 for an agent the workspace does not have.
+     */
+    async unanswered(ctx: OperationContext, query: UnansweredFilters): Promise<UnansweredQuestionListView> {
+      const { firstDay, lastDay } = period(query, clock.now());
+      const chatbotId = chatbotFilter(query.chatbot_id);
+      if (chatbotId !== null && !(await chatbotRepository.find(db, ctx.actor.workspaceId, chatbotId))) throw AppError.notFound('AI Agent', chatbotId);
+      const range = { chatbotId, from: new Date(firstDay).toISOString(), to: new Date(lastDay + DAY_MS).toISOString() };
+      const data = await unansweredRepository.groups(db, ctx.actor.workspaceId, range, query.limit ?? 50);
+      return { object: 'list', data };
     },
   };
 }

@@ -19,6 +19,8 @@ export function presentChatbot(row: ChatbotRow): ChatbotView {
     knowledge: parseJson(row.knowledge, []),
     lead_capture: parseJson(row.lead_capture, DEFAULT_LEAD_CAPTURE),
     allowed_origins: parseJson(row.allowed_origins, []),
+    suggested_questions: parseJson(row.suggested_questions, []),
+    language: row.language as ChatbotView['language'],
     metadata: parseJson(row.metadata, {}),
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -8,7 +8,8 @@ import type { PageRequest } from '../../http/pagination.js';
 /** A chatbot row as stored. */
 export type ChatbotRow = Selectable<ChatbotsTable>;
 
-const COLUMNS = [
+/** Every column of an agent (the runtime reads agents by id alone with the same set). */
+export const CHATBOT_COLUMNS = [
   'id',
   'workspace_id',
   'name',
@@ -25,7 +26,10 @@ const COLUMNS = [
   'created_at',
   'updated_at',
   'published_at',
+  'suggested_questions',
+  'language',
 ] as const;
+const COLUMNS = CHATBOT_COLUMNS;
 
 /** Filters of the chatbot list. */
 export interface ChatbotListFilter {

@@ -5,6 +5,20 @@ import { IdOf, ListOf, Metadata, Nullable, PageQuery, Timestamp } from '../../ht
 export const CHATBOT_STATUSES = ['draft', 'active', 'paused', 'archived'] as const;
 export type ChatbotStatus = (typeof CHATBOT_STATUSES)[number];
 
+/** The languages of the widget's own words; `auto` follows the visitor's browser. */
+export const AGENT_LANGUAGES = ['auto', 'en', 'es', 'fr', 'de', 'pt'] as const;
+
+/** Questions the widget offers as chips before the first message. */
+export const SuggestedQuestions = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+  maxItems: 6,
+  description: 'Up to 6 questions the chat widget offers before the first message.',
+});
+
+/** The language of the widget's own words (placeholder, buttons, errors). */
+export const AgentLanguage = Type.Enum(AGENT_LANGUAGES, {
+  description: 'Language of the chat widget\'s own words: `auto` (default) follows the visitor\'s browser; else en, es, fr, de or pt.',
+});
+
 /** Contact fields an agent can ask a visitor for. */
 export const LEAD_FIELDS = ['name', 'email', 'phone', 'company'] as const;
 
@@ -50,6 +64,8 @@ export const Chatbot = Type.Object(
     knowledge: Type.Array(KnowledgeEntry, { description: 'Text entries the agent answers from.' }),
     lead_capture: LeadCapture,
     allowed_origins: Type.Array(Type.String(), { description: 'Origins where the chat widget may run.' }),
+    suggested_questions: SuggestedQuestions,
+    language: AgentLanguage,
     metadata: Type.Record(Type.String(), Type.String()),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -68,6 +84,8 @@ const editable = {
   knowledge: Type.Array(KnowledgeEntry, { maxItems: 200 }),
   lead_capture: LeadCapture,
   allowed_origins: Type.Array(Origin, { maxItems: 50, uniqueItems: true }),
+  suggested_questions: SuggestedQuestions,
+  language: AgentLanguage,
   metadata: Metadata,
 };
 
@@ -83,6 +101,8 @@ export const CreateChatbotBody = Type.Object(
     knowledge: Type.Optional(editable.knowledge),
     lead_capture: Type.Optional(editable.lead_capture),
     allowed_origins: Type.Optional(editable.allowed_origins),
+    suggested_questions: Type.Optional(editable.suggested_questions),
+    language: Type.Optional(editable.language),
     metadata: Type.Optional(editable.metadata),
   },
   { additionalProperties: false, title: 'CreateChatbot' },
@@ -102,6 +122,8 @@ export const UpdateChatbotBody = Type.Object(
     knowledge: Type.Optional(editable.knowledge),
     lead_capture: Type.Optional(editable.lead_capture),
     allowed_origins: Type.Optional(editable.allowed_origins),
+    suggested_questions: Type.Optional(editable.suggested_questions),
+    language: Type.Optional(editable.language),
     metadata: Type.Optional(editable.metadata),
   },
   { additionalProperties: false, title: 'UpdateChatbot' },

@@ -23,10 +23,10 @@ export interface VersionedChatbot {
   etag: string;
 }
 
-const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'metadata'] as const;
+const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'metadata'] as const;
 /** The fields whose changes the audit log records. */
-const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'metadata', 'published_at'] as const;
-const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature'] as const;
+const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'metadata', 'published_at'] as const;
+const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature', 'language'] as const;
 
 function versioned(row: ChatbotRow): VersionedChatbot {
   return { chatbot: presentChatbot(row), etag: etagOf(row.id, row.updated_at) };
@@ -66,6 +66,8 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         created_at: at,
         updated_at: at,
         published_at: null,
+        suggested_questions: JSON.stringify(input.suggested_questions ?? []),
+        language: input.language ?? 'auto',
       };
       const result = versioned(row);
       await inTransaction(db, ctx, async (trx) => {

@@ -16,6 +16,7 @@ export function presentConversation(row: ConversationRow): ConversationView {
     message_count: Number(row.message_count),
     last_message_at: row.last_message_at,
     metadata: parseJson(row.metadata, {}),
+    handoff_requested_at: row.handoff_requested_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -26,6 +26,9 @@ export const Conversation = Type.Object(
     message_count: Type.Integer({ minimum: 0 }),
     last_message_at: Nullable(Timestamp),
     metadata: Type.Record(Type.String(), Type.String()),
+    handoff_requested_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'When the visitor first asked for a person (the widget\'s button, or in words); null if never. An operator\'s reply switches the conversation to `mode: human`.',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -40,6 +43,9 @@ export const ListConversationsQuery = Type.Object(
     chatbot_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only conversations of this AI Agent.' })),
     status: Type.Optional(Type.Enum(CONVERSATION_STATUSES)),
     channel: Type.Optional(Type.Enum(CONVERSATION_CHANNELS)),
+    handoff: Type.Optional(
+      Type.Literal('requested', { description: '`requested`: only conversations waiting for a person (a handoff was requested and no operator has answered yet: still `mode: agent`).' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
@@ -43,7 +43,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
 
     /** A page of the workspace's conversations, newest first, whatever their channel. */
     async list(ctx: OperationContext, query: ListConversationsFilters): Promise<Page<ConversationView>> {
-      const filters = { list: 'conversations', chatbotId: query.chatbot_id, status: query.status, channel: query.channel, ...createdRange(query) };
+      const filters = { list: 'conversations', chatbotId: query.chatbot_id, status: query.status, channel: query.channel, handoff: query.handoff, ...createdRange(query) };
       const page = pageRequest(query, filters);
       const rows = await conversationRepository.list(db, ctx.actor.workspaceId, filters, page);
       return toPage(rows, page, filters, presentConversation);
@@ -80,6 +80,19 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
       });
     },
 
+    /**
+     * Marks a conversation (its row locked by the caller, in `ctx.trx`) as waiting for a person, once: the first
+     * request's time is kept. Counted in the day's `handoffs` and audited. Returns the row as updated.
+     */
+    async markHandoff(ctx: OperationContext & { trx: Transaction<Database> }, row: ConversationRow, at: string): Promise<ConversationRow> {
+      if (row.handoff_requested_at !== null) return row;
+      const updated = { ...row, handoff_requested_at: at, updated_at: nextUpdatedAt(row.updated_at, new Date(at)) };
+      await conversationRepository.update(ctx.trx, row.workspace_id, row.id, { handoff_requested_at: at, updated_at: updated.updated_at });
+      await statsRepository.bump(ctx.trx, row.workspace_id, dayOf(at), row.chatbot_id, { handoffs: 1 });
+      await audit.record(ctx.trx, ctx, { action: 'conversation.handoff_requested', target: { type: 'conversation', id: row.id }, changes: { handoff_requested_at: { before: null, after: at } } });
+      return updated;
+    },
+
     /** Starts a conversation with an agent of the actor's workspace. */
     async start(ctx: OperationContext, input: StartConversationInput): Promise<ConversationView> {
       return inTransaction(db, ctx, async (trx) => {
@@ -103,6 +116,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
           metadata: JSON.stringify(input.metadata ?? {}),
           created_at: at,
           updated_at: at,
+          handoff_requested_at: null,
         };
         await conversationRepository.insert(trx, row);
         await statsRepository.bump(trx, row.workspace_id, dayOf(at), bot.id, { conversations_open: 1 });

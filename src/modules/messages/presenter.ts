@@ -1,8 +1,10 @@
-import type { MessageRow } from './repository.js';
+import { parseJson } from '../../lib/json.js';
+import type { MessageRow, MessageWithFeedback } from './repository.js';
 import type { MessageView } from './schema.js';
 
-/** Turns a stored message into its API shape. */
-export function presentMessage(row: MessageRow): MessageView {
+/** Turns a stored message (with its feedback columns when read with them) into its API shape. */
+export function presentMessage(row: MessageRow | MessageWithFeedback): MessageView {
+  const rated = 'feedback_rating' in row && row.feedback_rating !== null;
   return {
     id: row.id,
     object: 'message',
@@ -10,6 +12,8 @@ export function presentMessage(row: MessageRow): MessageView {
     role: row.role as MessageView['role'],
     content: row.content,
     author: { type: row.author_type as MessageView['author']['type'], id: row.author_id },
+    sources: parseJson(row.sources, []),
+    feedback: rated ? { rating: row.feedback_rating as 'up' | 'down', comment: row.feedback_comment, updated_at: row.feedback_updated_at! } : null,
     created_at: row.created_at,
   };
 }

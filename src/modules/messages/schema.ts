@@ -3,6 +3,28 @@ import { IdOf, ListOf, Nullable, PageQuery, Timestamp } from '../../http/schemas
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'operator'] as const;
 export const AUTHOR_TYPES = ['visitor', 'api_key', 'user', 'agent'] as const;
+export const FEEDBACK_RATINGS = ['up', 'down'] as const;
+
+/** A knowledge document an answer used. */
+export const MessageSource = Type.Object(
+  {
+    source_id: IdOf('source'),
+    document_id: IdOf('document'),
+    title: Type.String(),
+    url: Nullable(Type.String({ description: 'The page or file the document came from; null for hand-written text.' })),
+  },
+  { title: 'MessageSource' },
+);
+
+/** The visitor's current rating of an answer (the latest rating replaces an earlier one). */
+export const MessageFeedback = Type.Object(
+  {
+    rating: Type.Enum(FEEDBACK_RATINGS),
+    comment: Nullable(Type.String()),
+    updated_at: Timestamp,
+  },
+  { title: 'MessageFeedback' },
+);
 
 /** One message of a conversation. */
 export const Message = Type.Object(
@@ -18,6 +40,8 @@ export const Message = Type.Object(
       type: Type.Enum(AUTHOR_TYPES),
       id: Nullable(Type.String()),
     }),
+    sources: Type.Array(MessageSource, { description: 'The knowledge documents an agent answer used, best first; empty otherwise (and for visitor and operator messages).' }),
+    feedback: Type.Union([MessageFeedback, Type.Null()], { description: 'The visitor\'s rating of an agent answer; null when not rated.' }),
     created_at: Timestamp,
   },
   { title: 'Message' },

@@ -17,7 +17,9 @@ import { presentMessage } from './presenter.js';
 import { messageRepository, type MessageRow } from './repository.js';
 import type { CreateMessageInput, ListMessagesFilters, MessageView } from './schema.js';
 import type { AuditWriter } from '../audit/writer.js';
-import { dayOf, statsRepository } from '../stats/repository.js';
+import { dayOf, statsRepository, type Counter } from '../stats/repository.js';
+import { recordUnanswered } from '../analytics/unanswered.js';
+import type { MessageSource, ReplyOutcome } from '../replies/engine.js';
 
 /**
  * The seam where the agent's answer to a `user` message is requested. It is called inside the message's
@@ -35,6 +37,11 @@ export interface AppendMessageInput {
   role: MessageView['role'];
   content: string;
   author: MessageView['author'];
+  /**
+   * An agent answer's documents and kind of turn, as the reply engine returned them, with the visitor text it
+   * answers: an `unanswered` turn records that question, a `handoff` marks the conversation as waiting for a person.
+   */
+  answer?: { sources: MessageSource[]; outcome: ReplyOutcome; question: string | null };
 }
 
 /** Messages of conversations: list, and append (which keeps the conversation's counters right). */
@@ -66,6 +73,8 @@ export function createMessageService(
         author_type: input.author.type,
         author_id: input.author.id,
         created_at: createdAt,
+        sources: JSON.stringify(input.answer?.sources ?? []),
+        outcome: input.answer?.outcome ?? null,
       };
       await messageRepository.insert(trx, row);
       const updated: ConversationRow = {
@@ -81,11 +90,13 @@ export function createMessageService(
         updated_at: updated.updated_at,
         mode: updated.mode,
       });
-      const counter = `messages_${input.role}` as const;
+      const counters: Partial<Record<Counter, number>> = { [`messages_${input.role}`]: 1 };
+      // The answer rate's two counters (docs/decisions/0004: counted with the write, never by scanning messages).
+      if (row.outcome === 'answered' || row.outcome === 'unanswered') counters[row.outcome] = 1;
       if (dayOf(createdAt) === dayOf(conversation.created_at)) {
-        await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, { [counter]: 1, conversation_messages: 1 });
+        await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, { ...counters, conversation_messages: 1 });
       } else {
-        await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, { [counter]: 1 });
+        await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, counters);
         await statsRepository.bump(trx, row.workspace_id, dayOf(conversation.created_at), row.chatbot_id, { conversation_messages: 1 });
       }
       await audit.record(trx, ctx, {
@@ -96,8 +107,11 @@ export function createMessageService(
           role: { before: null, after: row.role },
           content: { before: null, after: row.content },
           ...(updated.mode !== conversation.mode ? { 'conversation.mode': { before: conversation.mode, after: updated.mode } } : {}),
+          ...(input.answer ? { outcome: { before: null, after: input.answer.outcome }, sources: { before: null, after: input.answer.sources } } : {}),
         },
       });
+      if (input.answer?.outcome === 'unanswered' && input.answer.question !== null) await recordUnanswered(trx, row, input.answer.question);
+      if (input.answer?.outcome === 'handoff') await conversations.markHandoff({ ...ctx, trx }, updated, createdAt);
       if (input.role === 'user' && updated.mode === 'agent') await replies.requestReply(trx, updated, row);
       return presentMessage(row);
     });

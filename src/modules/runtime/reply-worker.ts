@@ -7,11 +7,11 @@ import { newId } from '../../lib/ids.js';
 import { agentTalks } from '../chatbots/availability.js';
 import { chatbotRepository } from '../chatbots/repository.js';
 import { conversationRepository, type ConversationRow } from '../conversations/repository.js';
-import type { MessageRow } from '../messages/repository.js';
+import { messageRepository, type MessageRow } from '../messages/repository.js';
 import { presentMessage } from '../messages/presenter.js';
 import type { MessageService, ReplyRequester } from '../messages/service.js';
 import type { MessageView } from '../messages/schema.js';
-import type { ReplyEngine } from '../replies/engine.js';
+import type { ReplyEngine, ReplyOutput } from '../replies/engine.js';
 import { replyJobRepository, runtimeRepository, type JobKind, type JobRow, type ReplyJobRow } from './repository.js';
 
 /** Messages of the transcript handed to the engine. */
@@ -101,22 +101,24 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     return work;
   }
 
-  // Stores the answer (or none) and marks the job done, unless another runner already did.
-  async function finish(job: ReplyJobRow, content: string | null): Promise<JobOutcome> {
+  // Stores the answer (or none) with its sources and outcome, and marks the job done, unless another runner
+  // already did. `question` is the visitor text answered (recorded when the answer is `unanswered`).
+  async function finish(job: ReplyJobRow, output: ReplyOutput | null, question: string | null = null): Promise<JobOutcome> {
     return inTransaction(db, {}, async (trx) => {
       const current = await replyJobRepository.findForUpdate(trx, job.workspace_id, job.id);
       if (!current || current.state === 'done') {
-        const stored = current?.reply_message_id ? await runtimeRepository.findMessage(trx, job.workspace_id, current.reply_message_id) : undefined;
+        const stored = current?.reply_message_id ? await messageRepository.find(trx, job.workspace_id, current.reply_message_id) : undefined;
         return stored ? { status: 'answered', reply: presentMessage(stored) } : { status: 'silent' };
       }
       const conversation = await conversationRepository.find(trx, job.workspace_id, job.conversation_id, { forUpdate: true });
       const chatbot = conversation ? await chatbotRepository.find(trx, job.workspace_id, conversation.chatbot_id) : undefined;
       let reply: MessageView | null = null;
-      if (content !== null && conversation && chatbot && agentTalks(chatbot, conversation) && conversation.status === 'open' && conversation.mode === 'agent') {
+      if (output !== null && conversation && chatbot && agentTalks(chatbot, conversation) && conversation.status === 'open' && conversation.mode === 'agent') {
         reply = await messages.append(agentContext(job.workspace_id, conversation.chatbot_id, trx), conversation.id, {
           role: 'assistant',
-          content,
+          content: output.content,
           author: { type: 'agent', id: conversation.chatbot_id },
+          answer: { sources: output.sources, outcome: output.outcome, question },
         });
       }
       const now = clock.now().toISOString();
@@ -158,7 +160,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       // Shutting down (drain) ends a reply with the fallback answer, stored like any other.
       if (output.failure === 'aborted') log.info({ job_id: job.id, source: output.source }, 'reply ended with the fallback answer: shutting down');
       else if (output.fallback) log.warn({ job_id: job.id, source: output.source, failure: output.failure }, 'reply engine answered with its fallback');
-      return await finish(job, output.content);
+      return await finish(job, output, message.content);
     } catch (error) {
       await retryOrFail(job, error).catch((cause: unknown) => log.error({ err: cause, job_id: job.id }, 'could not record a reply job failure'));
       return { status: 'failed', error: error instanceof Error ? error.message : String(error) };

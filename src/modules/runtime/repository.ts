@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import { claimLocked, lockedForUpdate } from '../../db/dialect.js';
 import type { Db, ReplyJobsTable } from '../../db/schema.js';
-import type { ChatbotRow } from '../chatbots/repository.js';
+import { CHATBOT_COLUMNS, type ChatbotRow } from '../chatbots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
-import type { MessageRow } from '../messages/repository.js';
+import { MESSAGE_COLUMNS, type MessageRow } from '../messages/repository.js';
 
 /** A job of the one queue (a reply or an ingestion) as stored. */
 export type JobRow = Selectable<ReplyJobsTable>;
@@ -15,7 +15,6 @@ export type ReplyJobRow = JobRow & { kind: 'reply'; conversation_id: string; mes
 const JOB_COLUMNS = [
   'id', 'workspace_id', 'kind', 'source_id', 'conversation_id', 'message_id', 'state', 'attempts', 'run_after', 'locked_until', 'last_error', 'reply_message_id', 'created_at', 'updated_at',
 ] as const;
-const MESSAGE_COLUMNS = ['id', 'workspace_id', 'conversation_id', 'chatbot_id', 'role', 'content', 'author_type', 'author_id', 'created_at'] as const;
 
 /** SQL for the job queue (replies and ingestion): record, claim with a lease, renew, finish. */
 export const replyJobRepository = {
@@ -114,7 +113,7 @@ export const runtimeRepository = {
   async findChatbotById(db: Db, id: string): Promise<ChatbotRow | undefined> {
     return db
       .selectFrom('chatbots')
-      .select(['id', 'workspace_id', 'name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'metadata', 'created_at', 'updated_at', 'published_at'])
+      .select(CHATBOT_COLUMNS)
       .where('id', '=', id)
       .executeTakeFirst();
   },

@@ -1,13 +1,19 @@
 import { Type, type Static } from 'typebox';
-import { IdOf, Nullable } from '../../http/schemas.js';
-import { LEAD_FIELDS } from '../chatbots/schema.js';
-import { Message } from '../messages/schema.js';
+import { IdOf, Nullable, Timestamp } from '../../http/schemas.js';
+import { AgentLanguage, LEAD_FIELDS, SuggestedQuestions } from '../chatbots/schema.js';
+import { FEEDBACK_RATINGS, Message } from '../messages/schema.js';
 
 /** `{chatbot_id}` in a widget path (any string: a malformed id is a 404). */
 export const ChatbotParams = Type.Object({ chatbot_id: Type.String({ description: 'The AI Agent id (`bot_…`).' }) });
 
 /** `{conversation_id}` in a widget path. */
 export const ConversationParams = Type.Object({ conversation_id: Type.String({ description: 'The conversation id (`conv_…`).' }) });
+
+/** `{conversation_id}` and `{message_id}` in a widget path. */
+export const ConversationMessageParams = Type.Object({
+  conversation_id: ConversationParams.properties.conversation_id,
+  message_id: Type.String({ description: 'The id of one of the agent\'s answers in that conversation (`msg_…`).' }),
+});
 
 /** Body of POST /widget/v1/chatbots/{chatbot_id}/conversations (optional). */
 export const StartConversationBody = Type.Object(
@@ -40,6 +46,8 @@ export const StartedConversation = Type.Object(
         fields: Type.Array(Type.Enum(LEAD_FIELDS)),
         prompt: Nullable(Type.String()),
       }),
+      language: AgentLanguage,
+      suggested_questions: SuggestedQuestions,
     }),
   },
   { title: 'WidgetConversation' },
@@ -82,3 +90,26 @@ export const MessageEventStream = Type.String({
     '`reply` (the stored answer), or `error` (a problem object; the answer then arrives later in the conversation). ' +
     'In human mode the stream ends after `message`.',
 });
+
+/** Body of POST /widget/v1/conversations/{conversation_id}/messages/{message_id}/feedback. */
+export const FeedbackBody = Type.Object(
+  {
+    rating: Type.Enum(FEEDBACK_RATINGS, { description: 'Thumbs up or down; a later rating of the same answer replaces this one.' }),
+    comment: Type.Optional(Type.String({ maxLength: 1000, description: 'What the visitor adds (optional).' })),
+  },
+  { additionalProperties: false, title: 'WidgetFeedback' },
+);
+export type FeedbackBodyInput = Static<typeof FeedbackBody>;
+
+/** Body of POST /widget/v1/conversations/{conversation_id}/handoff: none, or an empty object. */
+export const HandoffBody = Type.Object({}, { additionalProperties: false, title: 'WidgetHandoffRequest' });
+
+/** The answer to a handoff request: when it was first asked, and the agent's answer (null when already asked, or an operator is there). */
+export const HandoffResult = Type.Object(
+  {
+    handoff_requested_at: Timestamp,
+    reply: Nullable(Message),
+  },
+  { title: 'WidgetHandoff' },
+);
+export type HandoffResultView = Static<typeof HandoffResult>;

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemType } from '../../http/errors.js';
 import { Lead } from '../leads/schema.js';
-import { ListMessagesQuery, MessageList } from '../messages/schema.js';
+import { ListMessagesQuery, Message, MessageList } from '../messages/schema.js';
 import type { MessageView } from '../messages/schema.js';
 import type { ReplyStream, ReplyWorker } from './reply-worker.js';
-import { ChatbotParams, ConversationParams, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody } from './schema.js';
+import { ChatbotParams, ConversationMessageParams, ConversationParams, FeedbackBody, HandoffBody, HandoffResult, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody } from './schema.js';
 import { widgetRequestContext } from './widget-access.js';
 import { widgetOperation } from './widget-operation.js';
 import type { VisitorSession, WidgetService } from './widget-service.js';
@@ -45,13 +45,15 @@ async function streamExchange(reply: FastifyReply, message: MessageView, answer:
   raw.end();
 }
 
-/** The public chat endpoints under /widget/v1: start a conversation, send and list messages, leave contact details. */
+/** The public chat endpoints under /widget/v1: start a conversation, send and list messages, leave contact details, rate an answer, ask for a person. */
 export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const [url, resource] of [
       ['/chatbots/:chatbot_id/conversations', 'chatbot'],
       ['/conversations/:conversation_id/messages', 'conversation'],
       ['/conversations/:conversation_id/lead', 'conversation'],
+      ['/conversations/:conversation_id/messages/:message_id/feedback', 'conversation'],
+      ['/conversations/:conversation_id/handoff', 'conversation'],
     ] as const) {
       // CORS preflights: answered by the access hook (204), never reach a handler.
       app.options(url, { schema: { hide: true }, config: { widget: { resource, preflight: true } } }, async () => undefined);
@@ -136,6 +138,45 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): Fastif
         errors: [400, 401, 403, 404, 409, 413, 415],
       }),
       async (request, reply) => reply.code(201).send(await widget.submitLead(session(request), widgetRequestContext(request), request.body)),
+    );
+
+    app.post(
+      '/conversations/:conversation_id/messages/:message_id/feedback',
+      widgetOperation({
+        operationId: 'widgetRateAnswer',
+        summary: 'Rate an answer',
+        description: 'Rates one of the AI Agent\'s answers in this conversation, thumbs up or down with an optional comment; a later rating replaces the earlier one. 404 for any other message (a visitor\'s own, or another conversation\'s).',
+        access: { resource: 'conversation' },
+        params: ConversationMessageParams,
+        body: FeedbackBody,
+        success: { status: 200, description: 'The rated answer, with its `feedback`.', schema: Message },
+        errors: [400, 401, 403, 404, 413, 415],
+      }),
+      async (request) => widget.rate(session(request), widgetRequestContext(request), request.params.message_id, request.body),
+    );
+
+    app.post(
+      '/conversations/:conversation_id/handoff',
+      {
+        ...widgetOperation({
+          operationId: 'widgetRequestHandoff',
+          summary: 'Ask for a person',
+          description:
+            'Marks the conversation as waiting for a person (`handoff_requested_at`) and stores the AI Agent\'s answer saying someone will follow up ' +
+            '(asking for contact details when lead capture is on and none are known). Idempotent: a second request returns the first time and `reply: null`. ' +
+            'When an operator already answers (human mode) there is no reply. The body is optional.',
+          access: { resource: 'conversation' },
+          params: ConversationParams,
+          body: HandoffBody,
+          success: { status: 200, description: 'When the person was first asked for, and the agent\'s answer.', schema: HandoffResult },
+          errors: [400, 401, 403, 404, 409, 413, 415],
+        }),
+        // The body is optional: none at all is the same as `{}`.
+        preValidation: async (request) => {
+          if (request.body === undefined || request.body === null) request.body = {};
+        },
+      },
+      async (request) => widget.handoff(session(request), widgetRequestContext(request)),
     );
   };
 }

@@ -17,7 +17,10 @@ import type { LeadService } from '../leads/service.js';
 import type { ListMessagesFilters, MessageView } from '../messages/schema.js';
 import type { MessageService } from '../messages/service.js';
 import { runtimeRepository, visitorTokenRepository } from './repository.js';
-import type { StartConversationBodyInput, StartedConversationView, VisitorLeadInput } from './schema.js';
+import type { FeedbackBodyInput, HandoffResultView, StartConversationBodyInput, StartedConversationView, VisitorLeadInput } from './schema.js';
+import type { FeedbackService } from '../feedback/service.js';
+import { handoffAnswer } from '../replies/answers.js';
+import type { Lang } from '../replies/intents.js';
 
 /** A visitor authenticated by their token: the one conversation it opens. */
 export interface VisitorSession {
@@ -46,8 +49,9 @@ export function createWidgetService(deps: {
   conversations: ConversationService;
   messages: MessageService;
   leads: LeadService;
+  feedback: FeedbackService;
 }) {
-  const { db, clock, conversations, messages, leads } = deps;
+  const { db, clock, conversations, messages, leads, feedback } = deps;
 
   function sessionContext(session: VisitorSession, request: RequestContext): OperationContext {
     return visitorContext(session.workspaceId, { id: session.conversation.visitor_id, name: session.conversation.visitor_name }, request);
@@ -76,7 +80,7 @@ export function createWidgetService(deps: {
         conversation_id: conversation.id,
         visitor_token: token,
         welcome_message: view.welcome_message,
-        chatbot: { id: view.id, name: view.name, lead_capture: view.lead_capture },
+        chatbot: { id: view.id, name: view.name, lead_capture: view.lead_capture, language: view.language, suggested_questions: view.suggested_questions },
       };
     },
 
@@ -113,6 +117,42 @@ export function createWidgetService(deps: {
         assertAgentTalks(await chatbotRepository.find(trx, session.workspaceId, conversation.chatbot_id), conversation);
         if (conversation.lead_id) return (await leads.update({ ...ctx, trx }, conversation.lead_id, input)).lead;
         return (await leads.create({ ...ctx, trx }, { ...input, conversation_id: conversation.id }, 'widget')).lead;
+      });
+    },
+
+    /** Rates one of the agent's answers in the visitor's conversation (404 for any other message). */
+    async rate(session: VisitorSession, request: RequestContext, messageId: string, input: FeedbackBodyInput): Promise<MessageView> {
+      return feedback.rate(sessionContext(session, request), session.conversation.id, messageId, input);
+    },
+
+    /**
+     * The visitor asks for a person: marks the conversation as waiting for one and stores the agent's answer
+     * saying so (asking for contact details when lead capture is on and none are known). Idempotent: a second
+     * request keeps the first time and adds no answer. In human mode an operator is already there: no answer.
+     */
+    async handoff(session: VisitorSession, request: RequestContext): Promise<HandoffResultView> {
+      const ctx = sessionContext(session, request);
+      return inTransaction(db, ctx, async (trx) => {
+        const conversation = await conversations.load({ ...ctx, trx }, session.conversation.id, { forUpdate: true });
+        if (conversation.handoff_requested_at !== null) return { handoff_requested_at: conversation.handoff_requested_at, reply: null };
+        if (conversation.status === 'closed') throw new AppError('conversation_closed', 'This conversation is closed; start a new one.');
+        const chatbot = await chatbotRepository.find(trx, session.workspaceId, conversation.chatbot_id);
+        assertAgentTalks(chatbot, conversation);
+        if (!chatbot || conversation.mode === 'human') {
+          const marked = await conversations.markHandoff({ ...ctx, trx }, conversation, clock.now().toISOString());
+          return { handoff_requested_at: marked.handoff_requested_at!, reply: null };
+        }
+        const hasContact = conversation.lead_id !== null || conversation.visitor_email !== null;
+        const language = chatbot.language === 'auto' ? undefined : (chatbot.language as Lang);
+        // The answer is an `handoff` turn: appending it marks the conversation (one path with the engine's own handoffs).
+        const reply = await messages.append({ ...ctx, trx }, conversation.id, {
+          role: 'assistant',
+          content: handoffAnswer(chatbot, hasContact, language),
+          author: { type: 'agent', id: chatbot.id },
+          answer: { sources: [], outcome: 'handoff', question: null },
+        });
+        const marked = await conversations.load({ ...ctx, trx }, conversation.id);
+        return { handoff_requested_at: marked.handoff_requested_at!, reply };
       });
     },
   };

@@ -8,7 +8,7 @@ const MESSAGE_COUNTERS = [
 ] as const;
 
 /**
- * Recomputes every daily counter of a workspace from its conversations, messages and leads (for data
+ * Recomputes every daily counter of a workspace from its conversations, messages, feedback and leads (for data
  * loaded in bulk outside the services, e.g. benchmark data sets, or to repair counters).
  */
 export async function rebuildDailyStats(db: Kysely<Database>, workspaceId: string): Promise<void> {
@@ -27,6 +27,23 @@ export async function rebuildDailyStats(db: Kysely<Database>, workspaceId: strin
         where workspace_id = ${workspaceId} and role = ${role} group by workspace_id, substr(created_at, 1, 10), chatbot_id
         ${upsert(column)}`.execute(trx);
     }
+    // The answer figures (issue 31): answers by outcome, current ratings by the day of the answer, first handoffs.
+    for (const outcome of ['answered', 'unanswered'] as const) {
+      await sql`insert into daily_stats (workspace_id, day, chatbot_id, ${sql.ref(outcome)})
+        select workspace_id, substr(created_at, 1, 10), chatbot_id, count(*) from messages
+        where workspace_id = ${workspaceId} and outcome = ${outcome} group by workspace_id, substr(created_at, 1, 10), chatbot_id
+        ${upsert(outcome)}`.execute(trx);
+    }
+    for (const [column, rating] of [['feedback_up', 'up'], ['feedback_down', 'down']] as const) {
+      await sql`insert into daily_stats (workspace_id, day, chatbot_id, ${sql.ref(column)})
+        select m.workspace_id, substr(m.created_at, 1, 10), m.chatbot_id, count(*) from message_feedback f join messages m on m.id = f.message_id
+        where f.workspace_id = ${workspaceId} and f.rating = ${rating} group by m.workspace_id, substr(m.created_at, 1, 10), m.chatbot_id
+        ${upsert(column)}`.execute(trx);
+    }
+    await sql`insert into daily_stats (workspace_id, day, chatbot_id, handoffs)
+      select workspace_id, substr(handoff_requested_at, 1, 10), chatbot_id, count(*) from conversations
+      where workspace_id = ${workspaceId} and handoff_requested_at is not null group by workspace_id, substr(handoff_requested_at, 1, 10), chatbot_id
+      ${upsert('handoffs')}`.execute(trx);
     await sql`insert into daily_stats (workspace_id, day, chatbot_id, leads)
       select workspace_id, substr(created_at, 1, 10), coalesce(chatbot_id, ''), count(*) from leads
       where workspace_id = ${workspaceId} group by workspace_id, substr(created_at, 1, 10), coalesce(chatbot_id, '')

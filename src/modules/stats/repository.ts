@@ -51,6 +51,11 @@ export const statsRepository = {
         eb.fn.sum<number>('messages_assistant').as('messages_assistant'),
         eb.fn.sum<number>('messages_operator').as('messages_operator'),
         eb.fn.sum<number>('leads').as('leads'),
+        eb.fn.sum<number>('answered').as('answered'),
+        eb.fn.sum<number>('unanswered').as('unanswered'),
+        eb.fn.sum<number>('feedback_up').as('feedback_up'),
+        eb.fn.sum<number>('feedback_down').as('feedback_down'),
+        eb.fn.sum<number>('handoffs').as('handoffs'),
       ])
       .where('workspace_id', '=', workspaceId)
       .where('day', '>=', fromDay)
@@ -67,6 +72,11 @@ export const statsRepository = {
       messagesAssistant: Number(row.messages_assistant),
       messagesOperator: Number(row.messages_operator),
       leads: Number(row.leads),
+      answered: Number(row.answered),
+      unanswered: Number(row.unanswered),
+      feedbackUp: Number(row.feedback_up),
+      feedbackDown: Number(row.feedback_down),
+      handoffs: Number(row.handoffs),
     }));
   },
 };
