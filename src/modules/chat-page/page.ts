@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { AGENT_LANGUAGES } from '../chatbots/schema.js';
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -26,13 +27,19 @@ export interface HtmlPage {
   csp: string;
 }
 
+// The languages an agent can set for the widget; `auto` leaves the choice to the visitor's browser.
+const WIDGET_LANGUAGES = new Set<string>(AGENT_LANGUAGES.filter((language) => language !== 'auto'));
+
 /**
  * The full-page chat: the same widget script, opened full-page (`data-mode="page"`). The script URL is
- * relative so the page also works under a path prefix behind a proxy.
+ * relative so the page also works under a path prefix behind a proxy. An agent with a set language passes
+ * it to the widget (`data-language`), which then speaks it from the first paint rather than once the
+ * conversation has started; under `auto` the widget sets the page's `lang` from the browser's language.
  */
-export function chatPage(chatbot: { id: string; name: string }): HtmlPage {
+export function chatPage(chatbot: { id: string; name: string; language?: string }): HtmlPage {
+  const language = chatbot.language && WIDGET_LANGUAGES.has(chatbot.language) ? chatbot.language : null;
   const html = `<!doctype html>
-<html lang="en">
+<html lang="${language ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -42,7 +49,7 @@ export function chatPage(chatbot: { id: string; name: string }): HtmlPage {
 </head>
 <body>
 <noscript>This chat needs JavaScript.</noscript>
-<script src="../widget.js" data-chatbot-id="${escape(chatbot.id)}" data-mode="page"></script>
+<script src="../widget.js" data-chatbot-id="${escape(chatbot.id)}" data-mode="page"${language ? ` data-language="${language}"` : ''}></script>
 </body>
 </html>
 `;

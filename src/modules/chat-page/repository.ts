@@ -5,15 +5,17 @@ export interface PublicChatbot {
   id: string;
   name: string;
   status: string;
+  /** The language of the widget's own words: 'auto' or en, es, fr, de, pt. */
+  language: string;
 }
 
 /** SQL of the hosted chat page. */
 export const chatPageRepository = {
   /**
    * An agent by id alone: the page is public and its URL carries only the (unguessable, globally unique)
-   * agent id. Only the name and status are read; nothing else of the agent reaches the page.
+   * agent id. Only the name, status and widget language are read; nothing else of the agent reaches the page.
    */
   async findChatbot(db: Db, id: string): Promise<PublicChatbot | undefined> {
-    return db.selectFrom('chatbots').select(['id', 'name', 'status']).where('id', '=', id).executeTakeFirst();
+    return db.selectFrom('chatbots').select(['id', 'name', 'status', 'language']).where('id', '=', id).executeTakeFirst();
   },
 };
