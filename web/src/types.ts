@@ -11,6 +11,10 @@ export interface Agent {
   knowledge: { title: string; content: string }[];
   lead_capture: { enabled: boolean; fields: string[]; prompt: string | null };
   allowed_origins: string[];
+  /** Up to 6 questions the widget offers before the first message. */
+  suggested_questions?: string[];
+  /** The widget's own words: auto (the browser's language), en, es, fr, de or pt. */
+  language?: 'auto' | 'en' | 'es' | 'fr' | 'de' | 'pt';
   created_at: string;
   updated_at: string;
   published_at: string | null;
@@ -23,6 +27,10 @@ export interface Message {
   content: string;
   created_at: string;
   author: { type: string; id: string | null };
+  /** The knowledge documents an agent answer used (empty otherwise). */
+  sources?: { source_id: string; document_id: string; title: string; url: string | null }[];
+  /** The visitor's rating of an agent answer. */
+  feedback?: { rating: 'up' | 'down'; comment: string | null; updated_at: string } | null;
 }
 
 /** A conversation. */
@@ -35,6 +43,8 @@ export interface Conversation {
   visitor: { id: string; name: string | null; email: string | null };
   message_count: number;
   last_message_at: string | null;
+  /** When the visitor asked for a person (null: never). */
+  handoff_requested_at?: string | null;
   created_at: string;
 }
 

@@ -1,16 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdParams } from '../../http/schemas.js';
-import { AnalyticsQuery } from '../../modules/analytics/schema.js';
+import { AnalyticsQuery, UnansweredQuery, UnansweredQuestionList } from '../../modules/analytics/schema.js';
 import type { Services } from '../../services.js';
 import { ChangeRoleBody, CreateApiKeyBody, CreateInvitationBody, UserParams } from '../schemas.js';
 import { dashboardContext } from '../session.js';
 
-/** Analytics, Settings → Developers (API keys, admins and owners only) and Settings → Members. */
+/** Analytics (+ the unanswered questions), Settings → Developers (API keys, admins and owners only) and Settings → Members. */
 export function settingsRoutes(services: Services): FastifyPluginAsyncTypebox {
   const { analytics, apiKeys, users, invitations } = services;
   const admin = { minRole: 'admin' as const };
   return async (app) => {
     app.get('/analytics', { schema: { querystring: AnalyticsQuery } }, async (request) => analytics.summary(dashboardContext(request), request.query));
+    app.get('/analytics/unanswered', { schema: { querystring: UnansweredQuery, response: { 200: UnansweredQuestionList } } }, async (request) =>
+      analytics.unanswered(dashboardContext(request), request.query),
+    );
 
     // Keys made in the dashboard name their creator by user id: shown as the member's email.
     app.get('/api-keys', { config: admin }, async (request) => {

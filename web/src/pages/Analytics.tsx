@@ -3,14 +3,29 @@ import { api, daysAgo, query } from '../api';
 import { useLoad } from '../ui';
 import { PageHeader } from '../ui';
 import { useAgents } from './Conversations';
+import { UnansweredQuestions } from './UnansweredQuestions';
+
+/** How the agents' answers went: answered from knowledge or not, visitor ratings, requests for a person. */
+interface Answers {
+  answered: number;
+  unanswered: number;
+  answer_rate: number | null;
+  feedback_up: number;
+  feedback_down: number;
+  handoffs: number;
+}
 
 interface Summary {
   conversations: { total: number; open: number; closed: number };
   messages: { total: number; user: number; assistant: number; operator: number };
   leads: { total: number; conversion_rate: number };
   average_messages_per_conversation: number;
-  daily: { date: string; conversations: number; messages: number; leads: number }[];
+  answers: Answers;
+  daily: ({ date: string; conversations: number; messages: number; leads: number } & Answers)[];
 }
+
+/** A share as a whole percentage; a dash when there is nothing to divide. */
+const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 100)}%`);
 
 /** A bar chart of one daily series (SVG), with a text table alternative for screen readers. */
 function DailyChart({ title, series, color }: { title: string; series: { date: string; value: number }[]; color: string }) {
@@ -39,7 +54,7 @@ function DailyChart({ title, series, color }: { title: string; series: { date: s
   );
 }
 
-/** Analytics: totals and per-day charts for a chosen period, and the agents compared. */
+/** Analytics: totals and per-day charts for a chosen period, the agents compared, and the unanswered questions. */
 export function Analytics() {
   const agents = useAgents();
   const [from, setFrom] = useState(daysAgo(29));
@@ -94,6 +109,15 @@ export function Analytics() {
             <div className="card"><dt>Lead conversion</dt><dd>{Math.round(s.leads.conversion_rate * 100)}%</dd></div>
             <div className="card"><dt>Messages per conversation</dt><dd>{s.average_messages_per_conversation.toFixed(1)}</dd></div>
           </dl>
+          <h2 id="answers-title">Answers</h2>
+          <dl className="totals" aria-labelledby="answers-title">
+            <div className="card"><dt>Answer rate</dt><dd>{percent(s.answers.answer_rate)}</dd></div>
+            <div className="card"><dt>Answered</dt><dd>{s.answers.answered}</dd></div>
+            <div className="card"><dt>Unanswered</dt><dd>{s.answers.unanswered}</dd></div>
+            <div className="card"><dt>Rated helpful</dt><dd>{s.answers.feedback_up}</dd></div>
+            <div className="card"><dt>Rated unhelpful</dt><dd>{s.answers.feedback_down}</dd></div>
+            <div className="card"><dt>Asked for a person</dt><dd>{s.answers.handoffs}</dd></div>
+          </dl>
           <div className="charts">
             <DailyChart title="Conversations" color="#2f5bd3" series={s.daily.map((d) => ({ date: d.date, value: d.conversations }))} />
             <DailyChart title="Messages" color="#1f9d74" series={s.daily.map((d) => ({ date: d.date, value: d.messages }))} />
@@ -111,6 +135,8 @@ export function Analytics() {
               <th scope="col">Conversations</th>
               <th scope="col">Messages</th>
               <th scope="col">Leads</th>
+              <th scope="col">Answer rate</th>
+              <th scope="col">Asked for a person</th>
             </tr>
           </thead>
           <tbody>
@@ -123,11 +149,14 @@ export function Analytics() {
                 </td>
                 <td>{a.messages.total}</td>
                 <td>{a.leads.total}</td>
+                <td>{percent(a.answers.answer_rate)}</td>
+                <td>{a.answers.handoffs}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </section>
+      <UnansweredQuestions from={from} to={to} agentId={agentId} names={new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]))} />
     </>
   );
 }

@@ -9,16 +9,31 @@ export function useAgents() {
   return useLoad(() => api<Page<Agent>>('GET', '/chatbots?limit=100'), []);
 }
 
-/** Conversations with filters by agent, status and date. */
+/** Whether a conversation waits for a person: the visitor asked for one and no operator has answered yet. */
+function waiting(c: Conversation): boolean {
+  return Boolean(c.handoff_requested_at) && c.mode === 'agent';
+}
+
+/** The badge of a conversation waiting for a person; its accessible name says since when. */
+function WaitingBadge({ since }: { since: string }) {
+  const label = `Waiting for a person since ${when(since)}`;
+  return (
+    <span className="badge badge-waiting" role="img" aria-label={label} title={label}>
+      Waiting for a person
+    </span>
+  );
+}
+
+/** Conversations with filters by agent, status, date and "waiting for a person". */
 export function Conversations() {
   const agents = useAgents();
-  const [filters, setFilters] = useState({ chatbot_id: '', status: '', from: '', to: '' });
+  const [filters, setFilters] = useState({ chatbot_id: '', status: '', from: '', to: '', handoff: '' });
   const [cursor, setCursor] = useState<string | null>(null);
   const list = useLoad(
     () =>
       api<Page<Conversation>>(
         'GET',
-        `/conversations${query({ chatbot_id: filters.chatbot_id, status: filters.status, created_after: dayStart(filters.from), created_before: dayEnd(filters.to), limit: 25, cursor })}`,
+        `/conversations${query({ chatbot_id: filters.chatbot_id, status: filters.status, handoff: filters.handoff, created_after: dayStart(filters.from), created_before: dayEnd(filters.to), limit: 25, cursor })}`,
       ),
     [filters, cursor],
   );
@@ -58,9 +73,17 @@ export function Conversations() {
           To
           <input type="date" value={filters.to} onChange={(e) => setFilter({ to: e.target.value })} />
         </label>
+        <label className="inline">
+          <input type="checkbox" checked={filters.handoff === 'requested'} onChange={(e) => setFilter({ handoff: e.target.checked ? 'requested' : '' })} />
+          Waiting for a person
+        </label>
       </form>
       <ErrorText error={list.error} />
-      {list.data && list.data.data.length === 0 ? <p className="empty">No conversations match. They appear when visitors chat with a published agent.</p> : null}
+      {list.data && list.data.data.length === 0 ? (
+        <p className="empty">
+          {filters.handoff ? 'No conversation is waiting for a person.' : 'No conversations match. They appear when visitors chat with a published agent.'}
+        </p>
+      ) : null}
       {list.data && list.data.data.length > 0 ? (
         <table>
           <thead>
@@ -81,7 +104,8 @@ export function Conversations() {
                 </td>
                 <td>{names.get(c.chatbot_id) ?? c.chatbot_id}</td>
                 <td>
-                  <Badge value={c.status} /> {c.mode === 'human' ? <Badge value="human" /> : null}
+                  <Badge value={c.status} /> {c.mode === 'human' ? <Badge value="human" /> : null}{' '}
+                  {waiting(c) ? <WaitingBadge since={c.handoff_requested_at!} /> : null}
                 </td>
                 <td>{c.channel}</td>
                 <td>{c.message_count}</td>
@@ -138,6 +162,7 @@ export function ConversationDetail({ id }: { id: string }) {
       <PageHeader title={`Conversation with ${c.visitor.name || 'a visitor'}`}>
         <Badge value={c.status} />
         <Badge value={c.mode === 'human' ? 'human' : 'agent'} />
+        {waiting(c) ? <WaitingBadge since={c.handoff_requested_at!} /> : null}
         {c.mode === 'human' && c.status === 'open' ? (
           <button type="button" className="secondary" onClick={() => void post('hand-back')}>
             Hand back to agent

@@ -1,4 +1,4 @@
-import { useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { useRef, useState, type DragEvent, type FormEvent, type ReactNode } from 'react';
 import { api, upload } from '../api';
 import type { Source } from '../types';
 import { ErrorText, useAction } from '../ui';
@@ -148,11 +148,15 @@ const HAND_WRITTEN = {
   },
 } as const;
 
-function HandWrittenForm({ agentId, onAdded, type }: FormProps & { type: keyof typeof HAND_WRITTEN }) {
+/**
+ * The form of a text or Q&A source; `initial` prefills it and `children` sit beside its button (the analytics
+ * page's "Add as Q&A": the unanswered question prefilled, and a Cancel).
+ */
+export function HandWrittenForm({ agentId, onAdded, type, initial = {}, children }: FormProps & { type: keyof typeof HAND_WRITTEN; initial?: Record<string, string>; children?: ReactNode }) {
   const form = HAND_WRITTEN[type];
-  const [values, setValues] = useState<Record<string, string>>({});
+  const [values, setValues] = useState<Record<string, string>>(initial);
   const { busy, error, run } = useAction();
-  async function submit(event: FormEvent) {
+  async function add(event: FormEvent) {
     event.preventDefault();
     const created = await run(() => api<Source>('POST', `/chatbots/${agentId}/sources`, { type, ...values }));
     if (created) {
@@ -160,8 +164,13 @@ function HandWrittenForm({ agentId, onAdded, type }: FormProps & { type: keyof t
       onAdded(created);
     }
   }
+  const submit = (
+    <button type="submit" disabled={busy}>
+      {form.button}
+    </button>
+  );
   return (
-    <form className="stack" onSubmit={submit} aria-label={form.name}>
+    <form className="stack" onSubmit={add} aria-label={form.name}>
       {form.fields.map((field) => {
         const props = { required: true, maxLength: field.maxLength, value: values[field.key] ?? '', onChange: (e: { target: { value: string } }) => setValues({ ...values, [field.key]: e.target.value }) };
         return (
@@ -172,9 +181,14 @@ function HandWrittenForm({ agentId, onAdded, type }: FormProps & { type: keyof t
         );
       })}
       <ErrorText error={error} />
-      <button type="submit" disabled={busy}>
-        {form.button}
-      </button>
+      {children ? (
+        <div className="actions">
+          {submit}
+          {children}
+        </div>
+      ) : (
+        submit
+      )}
     </form>
   );
 }
