@@ -1,3 +1,4 @@
+import { systemContext } from '../../src/lib/actor.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplyEngine, ReplyOutput } from '../../src/modules/replies/engine.js';
 import { normalizeQuestion } from '../../src/modules/analytics/unanswered.js';
@@ -138,6 +139,9 @@ describe('handoffs, unanswered questions and answer figures against known traffi
     expect(c1.handoff_requested_at).toBeNull();
     await must(tenant.request('POST', `/api/v1/conversations/${conv.c2!.conversation_id}/messages`, { content: 'Hi, Sam here.', role: 'operator' }), 201);
     expect(await waiting()).toEqual([conv.c3!.conversation_id]);
+    // A closed conversation waits for no one.
+    await t.app.services.conversations.close(systemContext(tenant.workspaceId, 'test'), conv.c3!.conversation_id);
+    expect(await waiting()).toEqual([]);
     expectProblem(await tenant.request('GET', '/api/v1/conversations?handoff=maybe'), 400, 'validation_failed');
   });
 

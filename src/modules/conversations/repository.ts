@@ -32,7 +32,7 @@ export interface ConversationListFilter {
   chatbotId?: string;
   status?: string;
   channel?: string;
-  /** Waiting for a person: a handoff was requested and the conversation is still in agent mode. */
+  /** Waiting for a person: a handoff was requested, and the conversation is open and still in agent mode. */
   handoff?: 'requested';
   createdAfter?: string;
   createdBefore?: string;
@@ -62,7 +62,7 @@ export const conversationRepository = {
     if (filter.chatbotId) query = query.where('chatbot_id', '=', filter.chatbotId);
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.channel) query = query.where('channel', '=', filter.channel);
-    if (filter.handoff === 'requested') query = query.where('handoff_requested_at', 'is not', null).where('mode', '=', 'agent');
+    if (filter.handoff === 'requested') query = query.where('handoff_requested_at', 'is not', null).where('mode', '=', 'agent').where('status', '=', 'open');
     if (filter.createdAfter) query = query.where('created_at', '>', filter.createdAfter);
     if (filter.createdBefore) query = query.where('created_at', '<', filter.createdBefore);
     const keyset = afterKeyset(page, 'conversations');

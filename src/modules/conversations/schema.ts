@@ -44,7 +44,7 @@ export const ListConversationsQuery = Type.Object(
     status: Type.Optional(Type.Enum(CONVERSATION_STATUSES)),
     channel: Type.Optional(Type.Enum(CONVERSATION_CHANNELS)),
     handoff: Type.Optional(
-      Type.Literal('requested', { description: '`requested`: only conversations waiting for a person (a handoff was requested and no operator has answered yet: still `mode: agent`).' }),
+      Type.Literal('requested', { description: '`requested`: only conversations waiting for a person (a handoff was requested, the conversation is open, and no operator has answered yet: still `mode: agent`).' }),
     ),
   },
   { additionalProperties: false },

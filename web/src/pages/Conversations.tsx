@@ -9,9 +9,9 @@ export function useAgents() {
   return useLoad(() => api<Page<Agent>>('GET', '/chatbots?limit=100'), []);
 }
 
-/** Whether a conversation waits for a person: the visitor asked for one and no operator has answered yet. */
+/** Whether a conversation waits for a person: the visitor asked for one, it is open, and no operator has answered yet. */
 function waiting(c: Conversation): boolean {
-  return Boolean(c.handoff_requested_at) && c.mode === 'agent';
+  return Boolean(c.handoff_requested_at) && c.mode === 'agent' && c.status === 'open';
 }
 
 /** The badge of a conversation waiting for a person; its accessible name says since when. */
