@@ -36,11 +36,3 @@ export function searchTerms(text: string): string[] {
   }
   return [...terms];
 }
-
-const GREETINGS = new Set('hi hello hey hiya howdy yo good morning afternoon evening day there all everyone folks'.split(' '));
-
-/** True for small talk such as "Hi!" or "Good morning": words, all of them greetings. */
-export function isGreeting(text: string): boolean {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.length > 0 && words.length <= 4 && words.every((word) => GREETINGS.has(word));
-}

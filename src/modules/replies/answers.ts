@@ -11,8 +11,6 @@ interface LeadCapture {
   prompt: string | null;
 }
 
-const FIELD_NAMES: Record<string, string> = { name: 'name', email: 'email address', phone: 'phone number', company: 'company' };
-
 /** The agent's lead capture settings; off when absent or corrupt. */
 export function leadCaptureOf(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_capture'>): LeadCapture {
   const stored = parseJson<Partial<LeadCapture>>(chatbot.lead_capture, {});
@@ -23,10 +21,9 @@ export function leadCaptureOf(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_cap
   };
 }
 
-/** "name, phone number and email address" for the fields an agent asks for (email when none are set). */
+/** "name, phone number and email address" for the fields an agent asks for (email when none are set), in English. */
 export function contactFieldsText(fields: readonly string[]): string {
-  const names = (fields.length > 0 ? fields : ['email']).map((field) => FIELD_NAMES[field] ?? field);
-  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return fieldList(fields, 'en');
 }
 
 /** The sentence asking a visitor for contact details: the agent's own prompt, or one built from its fields, in the language. */
