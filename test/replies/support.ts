@@ -32,8 +32,10 @@ export async function conversationWith(
   const ctx = systemContext(tenant.workspaceId, 'test');
   const conversation = await t.app.services.conversations.start(ctx, { chatbotId: bot.id, channel: 'widget', visitor: { name: 'Visitor' } });
   const authors = { user: { type: 'visitor', id: 'visitor_1' }, assistant: { type: 'agent', id: bot.id }, operator: { type: 'user', id: 'usr_1' } } as const;
+  // The turns exactly as given: the app's job runner may answer a visitor turn meanwhile, which is not one of them.
+  const ids: string[] = [];
   for (const [role, content] of turns) {
-    await t.app.services.messages.append(ctx, conversation.id, { role, content, author: authors[role] });
+    ids.push((await t.app.services.messages.append(ctx, conversation.id, { role, content, author: authors[role] })).id);
   }
   const db = t.app.database.db;
   const chatbot = (await chatbotRepository.find(db, tenant.workspaceId, bot.id))!;
@@ -42,6 +44,7 @@ export async function conversationWith(
     .selectAll()
     .where('workspace_id', '=', tenant.workspaceId)
     .where('conversation_id', '=', conversation.id)
+    .where('id', 'in', ids.length > 0 ? ids : [''])
     .orderBy('created_at')
     .orderBy('id')
     .execute();
