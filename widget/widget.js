@@ -177,6 +177,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 .msg-assistant code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#eef0f5;border-radius:4px;padding:1px 4px}
 .msg-assistant pre{white-space:pre-wrap;background:#eef0f5;border-radius:8px;padding:6px 8px}
 .msg-assistant pre code{padding:0;background:none}
+.msg-assistant table{border-collapse:collapse;margin:0 0 6px;font-size:13px}
+.msg-assistant th,.msg-assistant td{border:1px solid #d5d9e2;padding:2px 6px;text-align:left}
 .msg-assistant a,.meta a{color:var(--accent);text-decoration:underline}
 .meta{align-self:flex-start;max-width:85%;margin:-4px 0 2px 4px;display:grid;gap:4px;font-size:12.5px;color:#4a5263}
 .sources ul{display:inline;margin:0;padding:0;list-style:none}
@@ -256,8 +258,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   }
 
   // ---- Markdown: a small safe subset, built as DOM nodes (no HTML is ever parsed) ----
-  // Blocks: paragraphs (a single newline is a line break), - * + and 1. lists (nested by indent), ``` code, and
-  // # headings (shown bold). Inline: **bold**, *italic*, `code`, [links](https://…) and bare https:// URLs,
+  // Blocks: paragraphs (a single newline is a line break), - * + and 1. lists (nested by indent), ``` code,
+  // | tables | (a header row, a --- row, then rows), and # headings (shown bold). Inline: **bold**, *italic*, `code`, [links](https://…) and bare https:// URLs,
   // \-escapes. Links go to http(s) only; any other link (javascript:, data:, …) keeps just its text. Everything
   // else, raw HTML included, is text. Blocks are separated by "\n\n" text nodes (invisible in normal white-space),
   // so a plain-text answer's textContent is the answer as written.
@@ -317,6 +319,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     let sink = null; // the paragraph or list item whose lines are being collected: { node, lines }
     let lists = []; // the open lists, outermost first: { indent, ordered, node }
     let code = null; // an open ``` block: { node, lines }
+    let table = null; // an open table's body
     const block = (node) => {
       if (out.lastChild) addText(out, '\n\n');
       return out.appendChild(node);
@@ -329,10 +332,31 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       code.node.textContent = code.lines.join('\n');
       code = null;
     };
-    String(source).replace(/\r\n?/g, '\n').split('\n').forEach((raw) => {
+    const TABLE_ROW = /^ {0,3}\|.*\|\s*$/;
+    const TABLE_RULE = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+    const cells = (row) => row.trim().replace(/^\||\|$/g, '').split('|');
+    const row = (parent, line, tag) => {
+      const tr = parent.appendChild(el('tr'));
+      cells(line).forEach((cell) => inline(tr.appendChild(el(tag)), cell.trim()));
+    };
+    const lines = String(source).replace(/\r\n?/g, '\n').split('\n');
+    let rule = -1; // the index of the table's --- line
+    lines.forEach((raw, index) => {
+      if (index === rule) return;
       const line = raw.replace(/\t/g, '    ');
       const fence = /^ {0,3}```/.test(line);
       if (code) return fence ? closeCode() : code.lines.push(line);
+      if (table && TABLE_ROW.test(line)) return row(table, line, 'td');
+      table = null;
+      if (TABLE_ROW.test(line) && TABLE_RULE.test(lines[index + 1] || '') && /\|/.test(lines[index + 1])) {
+        flush();
+        lists = [];
+        const node = block(el('table'));
+        row(node.appendChild(el('thead')), line, 'th');
+        table = node.appendChild(el('tbody'));
+        rule = index + 1;
+        return;
+      }
       if (fence) {
         flush();
         lists = [];

@@ -24,7 +24,15 @@ const MENU = [
   'Our pastries are baked every morning.',
   '',
   `- **Almond croissants** cost 3.20 EUR each; order them in [our online shop](${SHOP_URL}) and never [through this link](javascript:window.__pwned=1) <img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>`,
+  '- Plain croissants cost 1.80 EUR each.',
+  '',
+  '| Bread | Price |',
+  '|---|---|',
+  '| Baguette | 1.40 EUR |',
+  '| Sourdough loaf | 4.50 EUR |',
 ].join('\n');
+// Answered from the menu's table: its row, under the table's header.
+const TABLE_QUESTION = 'How much is a sourdough loaf?';
 
 // In-page code is written as expressions: the test's TypeScript has no DOM types.
 const SHADOW = "document.querySelector('chat-agent-widget').shadowRoot";
@@ -169,6 +177,13 @@ describe.runIf(chromiumAvailable())('the widget renders answers, sources, rating
     const pageLink = dialog.locator('.meta').nth(1).locator('.sources').getByRole('link', { name: 'Delivery' });
     expect(await pageLink.getAttribute('href')).toBe(`${site.url}/delivery`);
     expect(await pageLink.getAttribute('target')).toBe('_blank');
+    // A price table's row is answered under the table's header, and shown as a table.
+    await box.fill(TABLE_QUESTION);
+    await box.press('Enter');
+    const tableAnswer = answers(page).nth(2);
+    await tableAnswer.locator('table tbody td', { hasText: 'Sourdough loaf' }).waitFor();
+    expect(await tableAnswer.locator('thead th').allTextContents()).toEqual(['Bread', 'Price']);
+    expect(await tableAnswer.locator('tbody tr').allTextContents()).toEqual(['Sourdough loaf4.50 EUR']);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'widget-answers-2-markdown-and-sources.png'), animations: 'disabled' });
 
     // The conversation as the API has it: the answers the widget shows carry the same sources.
@@ -205,18 +220,19 @@ describe.runIf(chromiumAvailable())('the widget renders answers, sources, rating
     // A person, please: the agent's answer is shown, the button is spent, the conversation waits for a person.
     const handoff = dialog.getByRole('button', { name: 'Talk to a person' });
     await handoff.click();
-    await answers(page).nth(2).waitFor();
+    await answers(page).nth(3).waitFor();
     expect(await handoff.isDisabled()).toBe(true);
-    const handoffReply = (await stored())[2]!;
-    expect(await answers(page).nth(2).textContent()).toBe(handoffReply.content);
+    const handoffReply = (await stored())[3]!;
+    expect(await answers(page).nth(3).textContent()).toBe(handoffReply.content);
     expect((await api(`/conversations/${conversation.id as string}`)).handoff_requested_at).toEqual(expect.any(String));
     await page.screenshot({ path: path.join(SCREENSHOTS, 'widget-answers-4-handoff.png'), animations: 'disabled' });
 
     // After a reload the transcript comes back rendered, with the rating and the spent button as they were.
     await page.reload();
     await page.getByRole('button', { name: 'Open chat' }).click();
-    await answers(page).nth(2).waitFor();
+    await answers(page).nth(3).waitFor();
     await answers(page).first().locator('ul > li strong').waitFor();
+    await answers(page).nth(2).locator('table td', { hasText: 'Sourdough loaf' }).waitFor();
     expect(await dialog.locator('.meta').first().getByRole('button', { name: 'Not helpful', exact: true }).getAttribute('aria-pressed')).toBe('true');
     expect(await dialog.getByRole('button', { name: 'Talk to a person' }).isDisabled()).toBe(true);
     expect(await dialog.getByRole('group', { name: 'Suggested questions' }).isVisible()).toBe(false);

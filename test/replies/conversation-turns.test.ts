@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KnowledgeHit } from '../../src/modules/knowledge/chunks.js';
-import { composeAnswer, MIN_CONFIDENCE, sentencesOf } from '../../src/modules/replies/compose.js';
+import { askedKinds, holdsKind } from '../../src/modules/knowledge/question-frame.js';
+import { composeAnswer, joinParts, MIN_CONFIDENCE, MIN_CONFIDENCE_FOR_ASKED_KIND, sentencesOf } from '../../src/modules/replies/compose.js';
 import { intentOf } from '../../src/modules/replies/intents.js';
 import { handoffAnswer } from '../../src/modules/replies/answers.js';
 
@@ -71,5 +72,57 @@ describe('composed answers', () => {
   it('declines when the best chunk holds too little of the question', () => {
     expect(composeAnswer('Do you rent kayaks?', [hit({ content: 'We rent bikes by the day.', confidence: MIN_CONFIDENCE - 0.01, matched: [{ term: 'rent', idf: 1 }] })])).toBeNull();
     expect(composeAnswer('Anything?', [])).toBeNull();
+  });
+
+  it('answers on less of the question with a sentence holding the kind of fact asked for, and on no less without one', () => {
+    const content = 'The Coastal Loop is our classic morning ride.\n- Price: £49 per person.';
+    const loop = hit({ content, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND + 0.01, matched: [{ term: 'loop', idf: 2 }] });
+    expect(composeAnswer('How much does the loop cost me?', [loop])?.content).toBe('Price: £49 per person.');
+    expect(composeAnswer('Is the loop hilly?', [loop])).toBeNull();
+    expect(composeAnswer('How much does the loop cost me?', [{ ...loop, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND - 0.01 }])).toBeNull();
+  });
+
+  it('answers a row of a table under its header, as a table', () => {
+    const content = 'Bike | Half-day | Day\nCity bike | £12 | £18\nTandem | £28 | £40\n\nBikes are due back by 17:30.';
+    expect(sentencesOf(content)).toEqual([
+      '| Bike | Half-day | Day |\n| --- | --- | --- |\n| City bike | £12 | £18 |',
+      '| Bike | Half-day | Day |\n| --- | --- | --- |\n| Tandem | £28 | £40 |',
+      'Bikes are due back by 17:30.',
+    ]);
+    // A Markdown table's rule row is no row.
+    expect(sentencesOf('| Bread | Price |\n|---|---|\n| Baguette | 1.40 EUR |')).toEqual(['| Bread | Price |\n| --- | --- |\n| Baguette | 1.40 EUR |']);
+    const answer = composeAnswer('How much is a tandem for a day?', [hit({ content, matched: [{ term: 'tandem', idf: 3 }, { term: 'day', idf: 0.5 }] })]);
+    expect(answer?.content).toBe('| Bike | Half-day | Day |\n| --- | --- | --- |\n| Tandem | £28 | £40 |');
+  });
+
+  it('keeps list items a list, one item alone as its text, and a table apart', () => {
+    expect(joinParts(['- Sunday: 10:00 to 16:00'])).toBe('Sunday: 10:00 to 16:00');
+    expect(joinParts(['Opening hours:', '- Monday: closed', '- Sunday: 10:00 to 16:00'])).toBe('Opening hours:\n- Monday: closed\n- Sunday: 10:00 to 16:00');
+    expect(joinParts(['We open at nine.', 'We close at six.'])).toBe('We open at nine. We close at six.');
+    expect(joinParts(['Prices:', '| A | B |\n| --- | --- |\n| 1 | 2 |'])).toBe('Prices:\n\n| A | B |\n| --- | --- |\n| 1 | 2 |');
+  });
+});
+
+describe('the frame of a question', () => {
+  it('tells the kind of fact asked for, in five languages', () => {
+    expect(askedKinds('How much is a tandem?')).toEqual(['price']);
+    expect(askedKinds('¿Cuánto cuesta la ruta?')).toEqual(['price']);
+    expect(askedKinds('Combien de temps dure la balade ?')).toEqual(['duration']);
+    expect(askedKinds('Wann öffnet der Laden?')).toEqual(['time']);
+    expect(askedKinds('Quanto custa o aluguel?')).toEqual(['price']);
+    expect(askedKinds('How many people can join?')).toEqual(['count']);
+    expect(askedKinds('How many km is the loop?')).toEqual(['distance']);
+    expect(askedKinds('Do you sell helmets?')).toEqual([]);
+  });
+
+  it('tells a sentence holding that kind of fact', () => {
+    expect(holdsKind('Price: 40 £ por persona', ['price'])).toBe(true);
+    expect(holdsKind('The refit is free.', ['price'])).toBe(true);
+    expect(holdsKind('We fix bikes.', ['price'])).toBe(false);
+    expect(holdsKind('Todos los domingos a las 10:00', ['time'])).toBe(true);
+    expect(holdsKind('Durée : trois heures', ['duration'])).toBe(true);
+    expect(holdsKind('Weight: 23 kg.', ['weight'])).toBe(true);
+    expect(holdsKind('Phone: 01632 960 418', ['phone'])).toBe(true);
+    expect(holdsKind('Trade in a refurbished one.', ['count'])).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
 import type { Db } from '../../db/schema.js';
 import { detectLanguage, indexTerms, queryWords, termOf, vocabularyOf, type Language, type QueryWord } from './analyzer.js';
+import { isFrameWord } from './question-frame.js';
 import { knowledgeVectors } from './vectors.js';
 import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
 
@@ -109,6 +110,8 @@ type WordWeight = { word: string; raw: string; terms: string[]; corrected: Reado
 
 // A word matched only through a typo correction counts this much: "password" is not "passport".
 const CORRECTION_WEIGHT = 0.5;
+// A frame word ("cost", "combien") weighs at most this: it says what kind of answer is wanted, not what about.
+const FRAME_WEIGHT = 0.5;
 
 /**
  * The weight of each question word: the IDF of its rarest known term; a word the agent's knowledge never
@@ -121,7 +124,8 @@ function questionWeights(words: readonly QueryWord[], corrections: ReadonlyMap<s
   return words.map((word) => {
     const corrected = new Set(corrections.get(word.word)?.keys() ?? []);
     const terms = [...word.terms, ...corrected].filter((term) => idfOf.has(term));
-    return { word: word.word, raw: word.raw, terms, corrected, idf: terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : unknown };
+    const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : unknown;
+    return { word: word.word, raw: word.raw, terms, corrected, idf: isFrameWord(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
   });
 }
 
@@ -139,6 +143,7 @@ function coverage(weights: readonly WordWeight[], held: ReadonlySet<string>, lan
     const own = new Set([word, termOf(raw, language)]);
     const present = terms.filter((term) => held.has(term) && (own.has(term) || corrected.has(term)));
     if (present.length === 0) continue;
+
     found += present.some((term) => own.has(term)) ? idf : idf * CORRECTION_WEIGHT;
     for (const term of present) matched.push({ term, idf });
   }

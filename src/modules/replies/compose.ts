@@ -1,5 +1,6 @@
 import { indexTerms, type Language } from '../knowledge/analyzer.js';
 import type { KnowledgeHit } from '../knowledge/chunks.js';
+import { askedKinds, holdsKind } from '../knowledge/question-frame.js';
 import type { MessageSource } from './engine.js';
 
 /**
@@ -10,25 +11,66 @@ import type { MessageSource } from './engine.js';
 
 /** A chunk's share of the question (`confidence`) below which the knowledge is taken not to answer it. */
 export const MIN_CONFIDENCE = 0.45;
+/** The same for a sentence holding the kind of fact the question asks for (a price for "how much"), itself evidence. */
+export const MIN_CONFIDENCE_FOR_ASKED_KIND = 0.3;
 // Chunks whose sentences compete for the answer.
 const CONSIDERED_HITS = 3;
 // An answer is one sentence, and a second when the two together stay this short.
 const MAX_WORDS = 45;
+// A further sentence of the chunk joins the answer when it scores at least this share of the best one.
+const SECOND_SHARE = 0.5;
+
+// A sentence holding the kind of fact asked for ("Price: £49") outweighs one that only repeats the question's words.
+const KIND_WEIGHT = 1.5;
 
 const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
-/** The sentences of a chunk: its lines (list items, headings) cut further at sentence ends. */
+const isTableRow = (line: string) => /^\|?[^|\n]+(\|[^|\n]*)+\|?$/.test(line);
+const isTableRule = (line: string) => /^[\s|:-]+$/.test(line) && line.includes('-');
+const cellsOf = (row: string) => row.replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim());
+
+/**
+ * The sentences of a chunk: its lines (list items, headings) cut further at sentence ends. A table's row is one
+ * sentence, under its header row (a two-row Markdown table): "Tandem | £28 | £40" says little without it.
+ */
 export function sentencesOf(text: string): string[] {
   const sentences: string[] = [];
+  let header: string[] | null = null;
   for (const line of text.split(/\n+/)) {
     const trimmed = line.trim();
     if (trimmed === '') continue;
+    if (isTableRule(trimmed)) continue;
+    if (isTableRow(trimmed)) {
+      if (header === null) header = cellsOf(trimmed);
+      else sentences.push([header, header.map(() => '---'), cellsOf(trimmed)].map((cells) => `| ${cells.join(' | ')} |`).join('\n'));
+      continue;
+    }
+    header = null;
     for (const { segment } of sentenceSegmenter.segment(trimmed)) {
       const sentence = segment.trim();
       if (sentence !== '') sentences.push(sentence);
     }
   }
   return sentences;
+}
+
+const LIST_ITEM = /^(?:[-*+]|\d{1,9}[.)])\s+/;
+const isTable = (part: string) => part.startsWith('|');
+
+/**
+ * The answer's sentences as Markdown: prose runs on, list items stay a list (one item alone is just its text),
+ * and a table row stands apart as a table.
+ */
+export function joinParts(parts: readonly string[]): string {
+  const items = parts.filter((part) => LIST_ITEM.test(part));
+  const text = items.length === 1 ? parts.map((part) => part.replace(LIST_ITEM, '')) : [...parts];
+  return text.reduce((joined, part, index) => {
+    if (index === 0) return part;
+    const previous = text[index - 1]!;
+    if (isTable(part) || isTable(previous)) return `${joined}\n\n${part}`;
+    if (LIST_ITEM.test(part)) return `${joined}\n${part}`;
+    return LIST_ITEM.test(previous) ? `${joined}\n\n${part}` : `${joined} ${part}`;
+  }, '');
 }
 
 const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
@@ -45,6 +87,8 @@ interface Candidate {
   rank: number;
   index: number;
   sentences: string[];
+  /** The weight of the question's words in the sentence itself. */
+  matched: number;
   score: number;
 }
 
@@ -58,37 +102,50 @@ function sentenceScore(sentence: string, hit: KnowledgeHit): number {
   return score;
 }
 
-// Questions whose answer is a number, a price, a time or a date, in the five languages.
-const ASKS_FOR_A_FIGURE = /\b(how (much|many|long|old|far|heavy|big|often)|when|what time|which (day|days|month|year)|price|cost|cuanto|cuanta|cuantos|cuantas|cuando|que hora|precio|combien|quand|quelle heure|prix|wie (viel|viele|lange|alt|weit)|wann|preis|quanto|quanta|quantos|quantas|quando|que horas|preco)\b/;
-const HOLDS_A_FIGURE = /[\p{N}£€$]/u;
 
 /** The answer composed from the best hits, or null when the knowledge does not answer the question. */
 export function composeAnswer(question: string, hits: readonly KnowledgeHit[]): { content: string; sources: MessageSource[] } | null {
-  const wantsFigure = ASKS_FOR_A_FIGURE.test(question.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase());
-  const best = hits[0];
-  if (!best || best.confidence < MIN_CONFIDENCE) return null;
-  let chosen: Candidate | null = null;
-  hits.slice(0, CONSIDERED_HITS).forEach((hit, rank) => {
+  const kinds = askedKinds(question);
+  const considered = hits.slice(0, CONSIDERED_HITS);
+  const best = Math.max(0, ...considered.map((hit) => hit.confidence));
+  // Holding the very kind of fact asked for is evidence too: such a sentence answers on a little less of the question's words.
+  const floor = kinds.length > 0 ? MIN_CONFIDENCE_FOR_ASKED_KIND : MIN_CONFIDENCE;
+  if (best < floor) return null;
+  const candidates: Candidate[] = [];
+  considered.forEach((hit, rank) => {
     // A chunk that holds less of the question than the best one does not answer it better.
-    if (hit.confidence < MIN_CONFIDENCE || hit.confidence < best.confidence - 0.25) return;
+    if (hit.confidence < floor || hit.confidence < best - 0.25) return;
     const sentences = sentencesOf(bodyOf(hit));
+    // The chunk holds what the question is about; its sentence holding the kind of fact asked for answers it.
+    const topic = hit.matched.reduce((sum, term) => sum + term.idf, 0);
     sentences.forEach((sentence, index) => {
       // Ranked retrieval breaks ties between chunks; within one, earlier sentences do.
       const matched = sentenceScore(sentence, hit);
-      // A question for a figure is answered by a sentence that holds one.
-      const figure = wantsFigure && matched > 0 && HOLDS_A_FIGURE.test(sentence) ? 1 : 0;
-      const score = (matched + figure) * (1 - rank * 0.1) - index * 0.001;
-      if (!chosen || score > chosen.score) chosen = { hit, rank, index, sentences, score };
+      const holds = holdsKind(sentence, kinds);
+      if (!holds && hit.confidence < MIN_CONFIDENCE) return;
+      const asked = holds ? topic * KIND_WEIGHT : 0;
+      candidates.push({ hit, rank, index, sentences, matched, score: (matched + asked) * (1 - rank * 0.1) - index * 0.001 });
     });
   });
-  const pick = chosen as Candidate | null;
+  candidates.sort((a, b) => b.score - a.score);
+  const pick = candidates[0];
   if (!pick) return null;
   // No sentence holds a question term (the chunk matched by its title): its opening says what it is about.
-  const start = pick.score <= 0 ? 0 : pick.index;
-  const parts = [pick.sentences[start]!];
-  const next = pick.sentences[start + 1];
+  const chosen = new Set([pick.score <= 0 ? 0 : pick.index]);
+  let words = wordCount(pick.sentences[[...chosen][0]!]!);
+  // Other sentences of the same chunk that answer nearly as well join while the answer stays short.
+  for (const other of candidates.slice(1)) {
+    if (other.hit !== pick.hit || other.score < pick.score * SECOND_SHARE || other.matched <= 0) continue;
+    const length = wordCount(other.sentences[other.index]!);
+    if (words + length > MAX_WORDS) continue;
+    chosen.add(other.index);
+    words += length;
+  }
   // The next sentence often completes the first (the price after the name): it joins while the answer stays short.
-  if (next && wordCount(parts[0]!) + wordCount(next) <= MAX_WORDS) parts.push(next);
+  const first = Math.min(...chosen);
+  const next = isTable(pick.sentences[first]!) ? undefined : pick.sentences[first + 1];
+  if (next && !chosen.has(first + 1) && words + wordCount(next) <= MAX_WORDS) chosen.add(first + 1);
+  const parts = [...chosen].sort((a, b) => a - b).map((index) => pick.sentences[index]!);
   const { hit } = pick;
-  return { content: parts.join(' '), sources: [{ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url }] };
+  return { content: joinParts(parts), sources: [{ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url }] };
 }

@@ -1,0 +1,112 @@
+import { fold } from './analyzer.js';
+
+/**
+ * The frame of a visitor's question: the words that say what kind of answer is wanted ("how much does … cost",
+ * "combien de temps …") rather than what it is about, and the kinds of fact they ask for. A knowledge text
+ * rarely repeats the frame ("Price: £49", not "the tour costs"), so frame words weigh little in how much of a
+ * question a chunk answers, and the sentence holding the asked kind of fact is the one that answers it.
+ * Five languages, written folded (no accents), as question words are compared.
+ */
+
+const FRAME_WORDS: ReadonlySet<string> = new Set([
+  // en
+  'cost', 'costs', 'price', 'prices', 'priced', 'fee', 'fees', 'charge', 'charges', 'much', 'many', 'long', 'time', 'times', 'number',
+  'people', 'person', 'get', 'need', 'know', 'take', 'takes', 'happen', 'happens', 'kind', 'sort', 'type', 'way', 'want', 'available',
+  'offer', 'give', 'pay', 'have', 'has', 'got', 'possible', 'allowed', 'old', 'far', 'heavy', 'big', 'often', 'days', 'day', 'which', 'what', 'when', 'where',
+  // es
+  'cuesta', 'cuestan', 'costar', 'cuanto', 'cuanta', 'cuantos', 'cuantas', 'precio', 'precios', 'tarifa', 'tiempo', 'numero', 'personas',
+  'persona', 'hay', 'teneis', 'tienen', 'tiene', 'tienes', 'puedo', 'puede', 'podemos', 'necesito', 'hace', 'falta', 'saber', 'dura', 'duran', 'durar', 'cuando', 'donde', 'dias', 'dia',
+  // fr
+  'coute', 'coutent', 'couter', 'prix', 'tarif', 'tarifs', 'combien', 'temps', 'numero', 'personnes', 'faut', 'peux', 'peut', 'pouvons',
+  'dois', 'doit', 'besoin', 'avez', 'avons', 'etes', 'faites', 'existe', 'savoir', 'dure', 'durent', 'durer', 'quand', 'ou', 'jours', 'jour', 'quel', 'quelle', 'quels', 'quelles',
+  // de
+  'kostet', 'kosten', 'preis', 'preise', 'viel', 'viele', 'lange', 'zeit', 'nummer', 'leute', 'personen', 'brauche', 'brauchen', 'kann',
+  'konnen', 'haben', 'habt', 'hast', 'gibt', 'muss', 'mussen', 'dauert', 'wann', 'wo', 'tage', 'tag', 'welche', 'welcher', 'welches',
+  // pt
+  'custa', 'custam', 'custar', 'preco', 'precos', 'quanto', 'quanta', 'quantos', 'quantas', 'tempo', 'pessoas', 'pessoa', 'posso', 'pode',
+  'podemos', 'preciso', 'tem', 'tens', 'temos', 'voces', 'durar', 'quando', 'onde', 'dias', 'qual', 'quais',
+]);
+
+/** Whether a (folded, lowercased) question word is one of the frame's. */
+export function isFrameWord(word: string): boolean {
+  return FRAME_WORDS.has(word);
+}
+
+/** The kinds of fact a question can ask for, each recognised in a sentence by its form. */
+export type FactKind = 'price' | 'time' | 'duration' | 'distance' | 'weight' | 'age' | 'count' | 'phone' | 'email' | 'address' | 'size';
+
+const DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|lunes|martes|miercoles|jueves|viernes|sabado|domingo'
+  + '|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag'
+  + '|segunda|terca|quarta|quinta|sexta';
+const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december|enero|febrero|marzo|abril|mayo|junio'
+  + '|julio|agosto|septiembre|octubre|noviembre|diciembre|janvier|fevrier|mars|avril|mai|juin|juillet|aout|septembre|octobre|novembre|decembre'
+  + '|januar|februar|marz|juni|juli|oktober|dezember|janeiro|fevereiro|marco|junho|julho|setembro|outubro|novembro|dezembro';
+const NUMBER_WORDS = 'two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|eighteen|twenty|thirty|forty|fifty|hundred|dozen|half|dos|tres|cuatro|cinco'
+  + '|seis|siete|ocho|nueve|diez|deux|trois|quatre|cinq|sept|huit|neuf|dix|zwei|drei|vier|funf|sechs|sieben|acht|neun|zehn'
+  + '|duas|quatro|cinco|oito|nove|dez';
+const NUMBER = `(?:\\d+(?:[.,]\\d+)?|${NUMBER_WORDS})`;
+
+// What asks for each kind (on the folded, lowercased question), and what holds it (on the folded, lowercased sentence).
+const KINDS: Record<FactKind, { asked: RegExp; held: RegExp }> = {
+  price: {
+    asked: /\b(how much|cost|costs|price|prices|fee|fees|charge|pay|cuanto cuesta|cuanto cuestan|cuanto vale|cuanto es|precio|tarifa|combien coute|combien coutent|combien ca coute|prix|tarif|wie viel kostet|was kostet|kosten|preis|quanto custa|quanto e|preco)\b/,
+    held: /[£€$]\s?\d|\d\s?[£€$]|\d\s?(?:eur|euros?|pounds?|gbp|usd)\b|\b(free|gratis|gratuit|gratuite|gratuitement|kostenlos|gratuito)\b/,
+  },
+  time: {
+    asked: /\b(when|what time|which days?|what days?|opening hours|open on|cuando|que hora|a que hora|que dias|horario|quand|quelle heure|quels jours|horaires?|wann|um wie viel uhr|welche tage|offnungszeiten|quando|que horas|que dias)\b/,
+    held: new RegExp(`\\b\\d{1,2}(?::\\d{2}|\\s?h\\s?\\d{0,2}|\\s?(?:am|pm|uhr))\\b|\\b(${DAYS})s?\\b|\\b(${MONTHS})\\b|\\b(daily|every day|todos los dias|tous les jours|taglich|todos os dias|closed|cerrado|ferme|geschlossen|fechado)\\b`),
+  },
+  duration: {
+    asked: /\b(how long|how quickly|how soon|lead time|cuanto tiempo|cuanto dura|cuanto tarda|combien de temps|dure|wie lange|dauert|quanto tempo|quanto dura)\b/,
+    held: new RegExp(`\\b${NUMBER}\\s+(?:working\\s+|full\\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?|minutos?|horas?|dias?|semanas?|meses|mes|anos?|heures?|jours?|semaines?|mois|ans|minuten|stunden?|tagen?|wochen?|monaten?|jahren?)\\b|\\b(duration|duracion|duree|dauer|duracao)\\b`),
+  },
+  distance: {
+    asked: /\b(how far|how long is|distance|how many (?:km|kilometres|kilometers|miles)|cuantos kilometros|que distancia|combien de kilometres|quelle distance|wie weit|wie viele kilometer|quantos quilometros|que distancia)\b/,
+    held: new RegExp(`\\b${NUMBER}\\s?(?:km|kilometres?|kilometers?|miles?|kilometros?|quilometros?|m)\\b`),
+  },
+  weight: {
+    asked: /\b(how heavy|weigh|weighs|weight|cuanto pesa|peso|combien pese|poids|wie schwer|gewicht|quanto pesa)\b/,
+    held: /\d\s?(?:kg|kilos?|kilograms?|g|lb|lbs)\b|\b(weight|peso|poids|gewicht)\b/,
+  },
+  age: {
+    asked: /\b(how old|what age|minimum age|age limit|que edad|edad minima|quel age|age minimum|wie alt|mindestalter|que idade|idade minima)\b/,
+    held: new RegExp(`\\b(age|aged|under|over|at least|edad|menores|mayores|age|ans|alter|jahre|idade|anos)\\b.*\\b${NUMBER}\\b|\\b${NUMBER}\\b.*\\b(years?|anos|ans|jahre)\\b`),
+  },
+  count: {
+    asked: /\b(how many|cuantos|cuantas|combien de|wie viele|quantos|quantas)\b/,
+    held: new RegExp(`\\b${NUMBER}\\b`),
+  },
+  phone: {
+    asked: /\b(phone|telephone|call you|number to call|telefono|llamar|telephone|appeler|telefon|anrufen|telefone|ligar)\b/,
+    held: /\+?\d[\d\s().-]{6,}\d/,
+  },
+  email: {
+    asked: /\b(e ?mail|email address|correo|courriel|adresse e ?mail|mail adresse)\b/,
+    held: /[\w.+-]+@[\w-]+\.[\w.]+/,
+  },
+  address: {
+    asked: /\b(where|address|located|find you|donde|direccion|ou se trouve|ou etes|adresse|wo |anschrift|onde|endereco)\b/,
+    held: /\b\d+[a-z]?\s+[\p{L}' ]+\b(street|st|road|rd|lane|avenue|square|quay|calle|rue|strasse|rua)\b|\b[a-z]{1,2}\d{1,2}[a-z]?\s?\d[a-z]{2}\b|\b(street|road|lane|avenue|quay)\b/u,
+  },
+  size: {
+    asked: /\b(what sizes?|which sizes?|frame sizes?|how tall|que talla|que tallas|quelle taille|quelles tailles|welche grosse|welche grossen|que tamanho)\b/,
+    held: /\b(sizes?|tallas?|tailles?|grossen?|tamanhos?)\b|\b\d+\s?cm\b|\b[smlx]{1,3}\b(?:,| and| y| et| und| e)/,
+  },
+};
+
+const folded = (text: string) => fold(text.normalize('NFKC').toLowerCase()).replace(/['’]/g, ' ');
+
+/** The kinds of fact a question asks for (none for a yes/no or open question). */
+export function askedKinds(question: string): FactKind[] {
+  const text = folded(question);
+  const kinds = (Object.keys(KINDS) as FactKind[]).filter((kind) => KINDS[kind].asked.test(text));
+  // "How many" is a count unless it asks for something more precise ("combien de temps", "how many km").
+  return kinds.length > 1 ? kinds.filter((kind) => kind !== 'count') : kinds;
+}
+
+/** Whether a sentence holds a fact of one of the kinds. */
+export function holdsKind(sentence: string, kinds: readonly FactKind[]): boolean {
+  if (kinds.length === 0) return false;
+  const text = folded(sentence);
+  return kinds.some((kind) => KINDS[kind].held.test(text));
+}
