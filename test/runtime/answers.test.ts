@@ -157,6 +157,15 @@ describe('answers: sources, feedback, handoff', () => {
     expect((response.json() as { reply: Message }).reply.content).toBe(handoffAnswer({ lead_capture: JSON.stringify(LEAD_CAPTURE) }, true, 'en'));
   });
 
+  it('asked for a person in words, the agent asks for contact details only when none are known', async () => {
+    const anonymous = await ask('Can I speak to a human?');
+    expect(anonymous.reply.content).toBe(handoffAnswer({ lead_capture: JSON.stringify(LEAD_CAPTURE) }, false, 'en'));
+    const started = await startConversation(t.app, bot.id, { visitor: { email: 'grace@example.com' } });
+    const response = await widget(t.app, 'POST', `/widget/v1/conversations/${started.conversation_id}/messages`, { token: started.visitor_token, body: { content: 'Can I speak to a human?' } });
+    expect(response.statusCode, response.body).toBe(201);
+    expect((response.json() as { reply: Message }).reply.content).toBe(handoffAnswer({ lead_capture: JSON.stringify(LEAD_CAPTURE) }, true, 'en'));
+  });
+
   it('answers CORS preflights of the new routes like the others', async () => {
     const { conversation_id: id } = await startConversation(t.app, bot.id);
     for (const url of [`/widget/v1/conversations/${id}/handoff`, `/widget/v1/conversations/${id}/messages/msg_01ARZ3NDEKTSV4RRFFQ69G5FAV/feedback`]) {

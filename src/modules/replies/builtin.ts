@@ -32,7 +32,7 @@ export async function builtinAnswer(knowledge: KnowledgeLookup, input: ReplyInpu
   const leadCapture = leadCaptureOf(input.chatbot);
   const turn = intentOf(question);
   if (turn?.intent === 'handoff') {
-    return { content: handoffAnswer(input.chatbot, false, turn.language), sources: [], outcome: 'handoff' };
+    return { content: handoffAnswer(input.chatbot, input.contactKnown ?? false, turn.language), sources: [], outcome: 'handoff' };
   }
   if (turn) return { content: phrase(turn.intent, turn.language, { name: input.chatbot.name }), sources: [], outcome: 'conversational' };
   const hits = await knowledge(input.workspaceId, input.chatbot.id, question, ANSWER_HITS);

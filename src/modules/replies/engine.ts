@@ -9,6 +9,8 @@ export interface ReplyInput {
   chatbot: Selectable<ChatbotsTable>;
   /** The recent transcript, oldest first, ending with the visitor's message being answered. */
   transcript: Array<Selectable<MessagesTable>>;
+  /** Whether the visitor's contact details are known (a lead, or an email on the conversation): a handoff asks for them otherwise. */
+  contactKnown?: boolean;
   /** Called with each piece of text as it is generated (for server-sent events). */
   onDelta?: (text: string) => void;
   /** Aborts generation (the visitor went away, the server is shutting down). */
