@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import type { Kysely } from 'kysely';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type LlmConfig } from '../src/config.js';
 import type { Database } from '../src/db/schema.js';
 import { createKnowledgeSearch } from '../src/modules/knowledge/retrieval.js';
 import { createReplyEngine, type ReplyOutput } from '../src/modules/replies/index.js';
@@ -31,6 +31,8 @@ export interface AnswerResult {
   sourceCited: boolean | null;
   declined: boolean | null;
   handled: boolean | null;
+  /** Whether the pieces streamed while answering add up to the stored answer. */
+  streamed: boolean;
 }
 
 /** Rates per slice, as fractions. */
@@ -43,9 +45,17 @@ export interface AnswerSlice {
   turns: number;
   handled: number;
   medianWords: number;
+  /** Answers whose streamed pieces add up to the answer. */
+  streamed: number;
 }
 
-export interface AnswerReport { overall: AnswerSlice; byLanguage: Record<string, AnswerSlice>; results: AnswerResult[] }
+export interface AnswerReport {
+  /** The provider and model that answered, e.g. `builtin`, `openai:gpt-4o-mini`. */
+  provider: string;
+  overall: AnswerSlice;
+  byLanguage: Record<string, AnswerSlice>;
+  results: AnswerResult[];
+}
 
 /** Issue 31's targets for the builtin provider. */
 export const ANSWER_TARGETS = { factStated: 0.85, sourceCited: 0.9, declined: 0.95, handled: 1, medianWords: 60, languageGap: 0.1 };
@@ -83,12 +93,14 @@ function sliceOf(results: AnswerResult[]): AnswerSlice {
     turns: turns.length,
     handled: rate(turns.filter((result) => result.handled).length, turns.length),
     medianWords: median(answerable.filter((result) => result.outcome === 'answered').map((result) => words(result.answer))),
+    streamed: rate(results.filter((result) => result.streamed).length, results.length),
   };
 }
 
 /**
- * Asks every question and turn of the agent through the builtin reply engine over the service's database,
- * `isGold` telling whether a cited source is the question's gold document.
+ * Asks every question and turn of the agent through a reply engine over the service's database (the builtin
+ * provider, or the model provider `llm` configures), `isGold` telling whether a cited source is the
+ * question's gold document.
  */
 export async function evaluateAnswers(options: {
   db: Kysely<Database>;
@@ -97,15 +109,22 @@ export async function evaluateAnswers(options: {
   questions: Question[];
   turns: ConversationTurn[];
   isGold: (question: Question, source: { source_id: string; url: string | null }) => boolean;
+  /** The provider to answer with (LLM_PROVIDER, …); the builtin one by default. */
+  llm?: LlmConfig;
 }): Promise<AnswerReport> {
   const { db, workspaceId, chatbotId } = options;
-  const llm = loadConfig({}).llm;
+  const llm = options.llm ?? loadConfig({}).llm;
   const engine = createReplyEngine({ db, llm, logger: { warn: () => {}, info: () => {} }, knowledge: createKnowledgeSearch(null, { warn: () => {} }) });
   const chatbot = await db.selectFrom('chatbots').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', chatbotId).executeTakeFirstOrThrow();
-  const ask = (text: string) => {
+  const ask = async (text: string) => {
     const at = new Date().toISOString();
     const message = { id: 'msg_eval', workspace_id: workspaceId, conversation_id: 'conv_eval', chatbot_id: chatbotId, role: 'user', content: text, author_type: 'visitor', author_id: null, created_at: at };
-    return engine.reply({ workspaceId, chatbot, transcript: [message] as unknown as ReplyInput['transcript'] });
+    let deltas: string[] = [];
+    const output = await engine.reply({
+      workspaceId, chatbot, transcript: [message] as unknown as ReplyInput['transcript'],
+      onDelta: (delta) => deltas.push(delta), onReset: () => (deltas = []),
+    });
+    return { ...output, streamed: deltas.join('') === output.content };
   };
   const results: AnswerResult[] = [];
   for (const question of options.questions) {
@@ -119,21 +138,26 @@ export async function evaluateAnswers(options: {
       sourceCited: answerable ? sources.some((source) => options.isGold(question, source)) : null,
       declined: answerable ? null : output.outcome === 'unanswered' && sources.length === 0,
       handled: null,
+      streamed: output.streamed,
     });
   }
-  options.turns.forEach((turn, index) => results.push({ id: `turn-${index + 1}`, language: turn.language, kind: turn.expect, question: turn.text, answer: '', outcome: 'failed', sources: [], factStated: null, sourceCited: null, declined: null, handled: null }));
+  options.turns.forEach((turn, index) => results.push({ id: `turn-${index + 1}`, language: turn.language, kind: turn.expect, question: turn.text, answer: '', outcome: 'failed', sources: [], factStated: null, sourceCited: null, declined: null, handled: null, streamed: false }));
   for (const result of results.filter((entry) => entry.id.startsWith('turn-'))) {
     const output = await ask(result.question);
     result.answer = output.content;
     result.outcome = output.outcome;
     result.handled = output.outcome === result.kind && output.sources.length === 0;
+    result.streamed = output.streamed;
   }
   return {
+    provider: engineLabel(llm),
     overall: sliceOf(results),
     byLanguage: Object.fromEntries(LANGUAGES.map((language) => [language, sliceOf(results.filter((result) => result.language === language))])),
     results,
   };
 }
+
+const engineLabel = (llm: LlmConfig) => (llm.provider === 'builtin' ? 'builtin' : `${llm.provider}:${llm.model}`);
 
 /** The answer table for docs/evaluation.md. */
 export function answerTable(report: AnswerReport): string {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, type LlmConfig } from '../src/config.js';
 import { SCOPES } from '../src/http/scopes.js';
 import { systemContext } from '../src/lib/actor.js';
 import { dropDatabase, freshDatabaseEnv } from '../test/helpers/database.js';
@@ -64,6 +64,8 @@ export interface ModeRun {
   ingestSeconds: number;
   /** The builtin provider's answers (full text only, and not in the smoke run). */
   answers: AnswerReport | null;
+  /** The answers of the model provider the environment configures (LLM_PROVIDER), full text only; null when none is. */
+  modelAnswers: AnswerReport | null;
 }
 
 const EMBEDDINGS_VARIABLES = ['EMBEDDINGS_PROVIDER', 'EMBEDDINGS_BASE_URL', 'EMBEDDINGS_MODEL', 'EMBEDDINGS_API_KEY'];
@@ -204,13 +206,13 @@ async function runMode(mode: string, env: Record<string, string | undefined>, op
       const index = hits.findIndex((hit) => matchesGold(question, hit, website.id, goldSources));
       results.push({ question, rank: index === -1 ? null : index + 1, hits });
     }
-    const answers = mode === FULL_TEXT && !options.smoke
-      ? await evaluateAnswers({
-        db: app.database.db, workspaceId: workspace.id, chatbotId: agent.id, questions, turns: loadTurns(),
-        isGold: (question, source) => matchesGold(question, { sourceId: source.source_id, url: source.url }, website.id, goldSources),
-      })
-      : null;
-    return { report: reportOf(mode, results), sources, websiteDocuments, siteRequests: [...site.requests], ingestSeconds, answers };
+    const answersOf = (llm?: LlmConfig) => evaluateAnswers({
+      db: app.database.db, workspaceId: workspace.id, chatbotId: agent.id, questions, turns: loadTurns(), llm,
+      isGold: (question, source) => matchesGold(question, { sourceId: source.source_id, url: source.url }, website.id, goldSources),
+    });
+    const answers = mode === FULL_TEXT && !options.smoke ? await answersOf() : null;
+    const modelAnswers = mode === FULL_TEXT && config.llm.provider !== 'builtin' ? await answersOf(config.llm) : null;
+    return { report: reportOf(mode, results), sources, websiteDocuments, siteRequests: [...site.requests], ingestSeconds, answers, modelAnswers };
   } finally {
     await app.close();
     await site.close();

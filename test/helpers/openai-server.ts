@@ -18,7 +18,9 @@ export type Behaviour =
   /** Accepts the request and never answers. */
   | { kind: 'hang' }
   /** Streams these pieces, then cuts the connection before the end of the stream. */
-  | { kind: 'drop'; chunks: string[] };
+  | { kind: 'drop'; chunks: string[] }
+  /** A normal answer computed from the request (a stand-in model), in the pieces `reply` returns. */
+  | { kind: 'respond'; reply: (request: RecordedRequest) => string[] };
 
 /** Turns one input text into its embedding. */
 export type EmbedFunction = (text: string) => number[];
@@ -123,6 +125,7 @@ export async function startOpenAiServer(
       }
       const now = current;
       if (now.kind === 'answer') answer(recorded, response, now.chunks);
+      else if (now.kind === 'respond') answer(recorded, response, now.reply(recorded));
       else if (now.kind === 'status') {
         response.writeHead(now.status, { 'content-type': 'application/json', ...now.headers });
         response.end(JSON.stringify({ error: { message: now.message ?? 'The server had an error', type: 'server_error', code: null } }));

@@ -28,7 +28,7 @@ function anthropic(env: Record<string, string> = {}) {
 describe('Anthropic provider', () => {
   it('sends the instructions as the system prompt and the transcript as turns, and streams the answer', async () => {
     server.requests.length = 0;
-    const chunks = ['Monday to Friday, ', '9am to 5pm.'];
+    const chunks = ['Monday to Friday, ', '9am to 5pm [1].'];
     server.behave({ kind: 'answer', chunks });
     const { input } = await conversationWith(t, tenant, { instructions: INSTRUCTIONS, knowledge: [HOURS], temperature: 0.5 }, [
       ['assistant', 'Hi! How can I help you today?'],
@@ -39,7 +39,7 @@ describe('Anthropic provider', () => {
     const stream = streamRecorder();
     const output = await anthropic().engine.reply({ ...input, ...stream });
 
-    expect(output).toMatchObject({ content: chunks.join(''), fallback: false, source: 'anthropic:claude-haiku-4-5', sources: [], outcome: 'answered' });
+    expect(output).toMatchObject({ content: chunks.join(''), fallback: false, source: 'anthropic:claude-haiku-4-5', sources: [expect.objectContaining({ title: HOURS.title })], outcome: 'answered' });
     expect(stream.deltas).toEqual(chunks);
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;

@@ -86,9 +86,21 @@ describe('OpenAI-compatible provider', () => {
     expect(titles).toEqual(expected);
     expect(output.outcome).toBe('answered');
 
+    // An answer that cites no excerpt is not an answer from knowledge: the question counts as unanswered.
     server.behave({ kind: 'answer', chunks: ['We are open on weekdays.'] });
     const uncited = await openai().engine.reply(input);
-    expect(uncited).toMatchObject({ sources: [], outcome: 'answered' });
+    expect(uncited).toMatchObject({ sources: [], outcome: 'unanswered' });
+    server.behave({ kind: 'answer', chunks: ['I do not know, sorry.'] });
+    expect(await openai().engine.reply(input)).toMatchObject({ sources: [], outcome: 'unanswered' });
+  });
+
+  it('tells small talk and a request for a person from the visitor\'s words, as the builtin provider does', async () => {
+    server.behave({ kind: 'answer', chunks: ['Of course, a colleague will be with you shortly.'] });
+    const { input: handoff } = await conversationWith(t, tenant, { knowledge: [HOURS] }, [['user', 'Can I speak to a human?']]);
+    expect(await openai().engine.reply(handoff)).toMatchObject({ sources: [], outcome: 'handoff' });
+    server.behave({ kind: 'answer', chunks: ['You are welcome!'] });
+    const { input: thanks } = await conversationWith(t, tenant, { knowledge: [HOURS] }, [['user', 'Thanks!']]);
+    expect(await openai().engine.reply(thanks)).toMatchObject({ sources: [], outcome: 'conversational' });
   });
 
   it("uses the agent's model and temperature over LLM_MODEL, and the provider's default temperature when the agent has none", async () => {

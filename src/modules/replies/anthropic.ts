@@ -15,7 +15,7 @@ export function anthropicProvider(knowledge: KnowledgeLookup, llm: LlmConfig): R
       // The Messages API wants the conversation to open with a visitor turn (a welcome message may come first).
       const firstVisitorTurn = prompt.messages.findIndex((message) => message.role === 'user');
       const messages = firstVisitorTurn > 0 ? prompt.messages.slice(firstVisitorTurn) : prompt.messages;
-      return generatedFrom(await streamAnswer(provider.messages(request.model), { ...prompt, messages }, request, llm), prompt);
+      return generatedFrom(await streamAnswer(provider.messages(request.model), { ...prompt, messages }, request, llm), prompt, request.input);
     },
   };
 }

@@ -11,7 +11,7 @@ export function openAiProvider(knowledge: KnowledgeLookup, llm: LlmConfig): Repl
     source: (model) => `openai:${model}`,
     generate: async (request) => {
       const prompt = await buildPrompt(knowledge, llm, request.input);
-      return generatedFrom(await streamAnswer(provider.chatModel(request.model), prompt, request, llm), prompt);
+      return generatedFrom(await streamAnswer(provider.chatModel(request.model), prompt, request, llm), prompt, request.input);
     },
   };
 }

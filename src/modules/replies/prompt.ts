@@ -3,6 +3,7 @@ import type { LlmConfig } from '../../config.js';
 import { parseJson } from '../../lib/json.js';
 import type { KnowledgeEntry } from '../knowledge/repository.js';
 import { contactFieldsText, leadCaptureOf } from './answers.js';
+import { intentOf } from './intents.js';
 import type { KnowledgeHit } from '../knowledge/chunks.js';
 import type { KnowledgeLookup, MessageSource, ReplyInput } from './engine.js';
 import type { Generated } from './provider.js';
@@ -83,10 +84,17 @@ export function citedSources(content: string, knowledge: readonly NumberedEntry[
   return cited;
 }
 
-/** What a model's answer was: the documents it cites; answered when it had knowledge to answer from. */
-export function generatedFrom(content: string, prompt: ReplyPrompt): Generated {
+/**
+ * What a model's answer was: the documents it cites, and the kind of turn. Small talk and a request for a
+ * person are told from the visitor's words as for the builtin provider; any other answer is answered from
+ * knowledge when it cites an excerpt, and else taken as not answered (the question is recorded for the owner).
+ */
+export function generatedFrom(content: string, prompt: ReplyPrompt, input: Pick<ReplyInput, 'transcript'>): Generated {
   const sources = citedSources(content, prompt.knowledge);
-  return { content, sources, outcome: sources.length > 0 || prompt.knowledge.some((entry) => entry.source) ? 'answered' : 'unanswered' };
+  const turn = intentOf(input.transcript.findLast((message) => message.role === 'user')?.content ?? '');
+  if (turn) return { content, sources, outcome: turn.intent === 'handoff' ? 'handoff' : 'conversational' };
+  const citesAnExcerpt = [...content.matchAll(/\[(\d{1,3})\]/g)].some((match) => Number(match[1]) >= 1 && Number(match[1]) <= prompt.knowledge.length);
+  return { content, sources, outcome: citesAnExcerpt ? 'answered' : 'unanswered' };
 }
 
 /**
