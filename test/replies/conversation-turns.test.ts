@@ -95,6 +95,16 @@ describe('composed answers', () => {
     expect(answer?.content).toBe('| Bike | Half-day | Day |\n| --- | --- | --- |\n| Tandem | £28 | £40 |');
   });
 
+  it('lets the next sentence complete an answer only where it goes on from it: not a heading, nor prose after a list', () => {
+    const matched = [{ term: 'sunday', idf: 3 }];
+    expect(composeAnswer('Are you open on Sunday?', [hit({ content: 'Opening hours\n- Sunday: 10:00 to 16:00\n\nTours leave from the bench outside.', matched })])?.content)
+      .toBe('Sunday: 10:00 to 16:00');
+    expect(composeAnswer('Are you open on Sunday?', [hit({ content: 'On Sunday we open late.\nParking\nThe car park is free.', matched })])?.content)
+      .toBe('On Sunday we open late.');
+    expect(composeAnswer('Are you open on Sunday?', [hit({ content: 'We open every day, Sunday too.\n- Hours: 9:00 to 17:00', matched })])?.content)
+      .toBe('We open every day, Sunday too. Hours: 9:00 to 17:00');
+  });
+
   it('keeps list items a list, one item alone as its text, and a table apart', () => {
     expect(joinParts(['- Sunday: 10:00 to 16:00'])).toBe('Sunday: 10:00 to 16:00');
     expect(joinParts(['Opening hours:', '- Monday: closed', '- Sunday: 10:00 to 16:00'])).toBe('Opening hours:\n- Monday: closed\n- Sunday: 10:00 to 16:00');

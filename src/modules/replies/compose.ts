@@ -73,6 +73,16 @@ export function joinParts(parts: readonly string[]): string {
   }, '');
 }
 
+/**
+ * Whether a sentence goes on from the one before it: prose after prose, a list's item after its intro or the
+ * item before; not prose after a list, nor a heading or a table.
+ */
+function continues(sentence: string, next: string): boolean {
+  if (isTable(sentence) || isTable(next)) return false;
+  if (LIST_ITEM.test(next)) return true;
+  return !LIST_ITEM.test(sentence) && /[.!?:;)"'»”]$/.test(next);
+}
+
 const wordCount = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** The answer part of a Q&A chunk (its first line repeats the question, which is no answer). */
@@ -143,8 +153,8 @@ export function composeAnswer(question: string, hits: readonly KnowledgeHit[]): 
   }
   // The next sentence often completes the first (the price after the name): it joins while the answer stays short.
   const first = Math.min(...chosen);
-  const next = isTable(pick.sentences[first]!) ? undefined : pick.sentences[first + 1];
-  if (next && !chosen.has(first + 1) && words + wordCount(next) <= MAX_WORDS) chosen.add(first + 1);
+  const next = pick.sentences[first + 1];
+  if (next && continues(pick.sentences[first]!, next) && !chosen.has(first + 1) && words + wordCount(next) <= MAX_WORDS) chosen.add(first + 1);
   const parts = [...chosen].sort((a, b) => a - b).map((index) => pick.sentences[index]!);
   const { hit } = pick;
   return { content: joinParts(parts), sources: [{ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url }] };
