@@ -23,6 +23,7 @@ describe.runIf(chromiumAvailable())('dashboard: waiting conversations, answer fi
   let owner: DashboardUser;
   let botId: string;
   let waitingId: string;
+  let ratedId: string;
 
   async function shot(page: Page, name: string) {
     await page.screenshot({ path: path.join(SCREENSHOTS, `answers-dashboard-${name}.png`), fullPage: true });
@@ -67,6 +68,7 @@ describe.runIf(chromiumAvailable())('dashboard: waiting conversations, answer fi
     const handoff = await widget(t.app, 'POST', `/widget/v1/conversations/${second.conversation_id}/handoff`, { token: second.visitor_token });
     expect(handoff.statusCode, handoff.body).toBe(200);
     waitingId = second.conversation_id;
+    ratedId = first.conversation_id;
   });
   afterAll(async () => {
     await browser?.close();
@@ -94,6 +96,13 @@ describe.runIf(chromiumAvailable())('dashboard: waiting conversations, answer fi
     await page.waitForURL(`${base}/conversations/${waitingId}`);
     await page.getByRole('img', { name: /^Waiting for a person since / }).waitFor();
     await shot(page, '02-conversation-waiting');
+
+    // The rated conversation: the agent's answer shows its source and the visitor's rating.
+    await page.goto(`${base}/conversations/${ratedId}`);
+    const answer = page.getByRole('list', { name: 'Transcript' }).getByRole('listitem').filter({ hasText: '7am' });
+    await answer.getByText('Sources: Opening hours').waitFor();
+    await answer.getByText('Rated unhelpful by the visitor').waitFor();
+    await shot(page, '02b-conversation-rated');
 
     // Analytics: the answer figures for the period, then per agent.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Analytics' }).click();

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { api, dayEnd, dayStart, query, when } from '../api';
 import { Link } from '../router';
 import type { Agent, Conversation, Message, Page } from '../types';
@@ -7,6 +7,38 @@ import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
 /** Agents of the workspace by id, for names in lists and filters. */
 export function useAgents() {
   return useLoad(() => api<Page<Agent>>('GET', '/chatbots?limit=100'), []);
+}
+
+/** Under an agent's answer: the documents it used, and the visitor's rating of it. */
+function AnswerDetails({ message }: { message: Message }) {
+  const sources = message.sources ?? [];
+  const { feedback } = message;
+  return (
+    <>
+      {sources.length > 0 ? (
+        <span className="msg-note">
+          Sources:{' '}
+          {sources.map((source, index) => (
+            <Fragment key={source.document_id}>
+              {index > 0 ? ', ' : ''}
+              {source.url ? (
+                <a href={source.url} target="_blank" rel="noopener noreferrer">
+                  {source.title}
+                </a>
+              ) : (
+                source.title
+              )}
+            </Fragment>
+          ))}
+        </span>
+      ) : null}
+      {feedback ? (
+        <span className="msg-note">
+          {feedback.rating === 'up' ? 'Rated helpful' : 'Rated unhelpful'} by the visitor{feedback.comment ? `: “${feedback.comment}”` : ''}
+        </span>
+      ) : null}
+    </>
+  );
 }
 
 /** Whether a conversation waits for a person: the visitor asked for one, it is open, and no operator has answered yet. */
@@ -182,6 +214,7 @@ export function ConversationDetail({ id }: { id: string }) {
           <li key={m.id} className={`msg ${m.role}`}>
             <span className="who">{m.role === 'user' ? 'Visitor' : m.role === 'assistant' ? 'Agent' : 'Operator'}</span>
             {m.content}
+            <AnswerDetails message={m} />
             <time dateTime={m.created_at}>{when(m.created_at)}</time>
           </li>
         ))}
