@@ -107,7 +107,8 @@ export function bytesColumnType(db: Kysely<any>): RawBuilder<unknown> { // eslin
 }
 
 /**
- * Makes the `title` and `content` of `table` (which has a serial `id`) searchable by `fullTextHits`.
+ * Makes the `title` and `content` of `table` (which has a serial `id`) searchable: migration 0005's
+ * knowledge_entries index (dropped by 0017), kept as it shipped.
  * SQLite: an external-content FTS5 table `<table>_fts` (Porter stemming over unicode61 without diacritics),
  * kept in step with the table by triggers. PostgreSQL: a stored `search` tsvector (the `english` config,
  * so both backends stem English alike; the title weighs more than the content) with a GIN index.
@@ -127,22 +128,6 @@ export async function addFullTextIndex(db: Kysely<any>, table: string): Promise<
   await sql`create trigger ${sql.raw(`${table}_fts_insert`)} after insert on ${sql.table(table)} begin ${sql.raw(add)} end`.execute(db);
   await sql`create trigger ${sql.raw(`${table}_fts_delete`)} after delete on ${sql.table(table)} begin ${sql.raw(remove)} end`.execute(db);
   await sql`create trigger ${sql.raw(`${table}_fts_update`)} after update on ${sql.table(table)} begin ${sql.raw(remove)} ${sql.raw(add)} end`.execute(db);
-}
-
-/**
- * The rows of a table indexed by `addFullTextIndex` that contain any of `words`, as a join source
- * `hits(id, rank)` where a lower rank is a better match (SQLite's bm25, PostgreSQL's negated ts_rank).
- * `words` must be plain words (letters, digits): each is quoted (FTS5) or passed as a parameter
- * (PostgreSQL), so no text can reach either query language as syntax.
- */
-export function fullTextHits(db: Db, table: 'knowledge_entries', words: readonly string[]): AliasedRawBuilder<{ id: number; rank: number }, 'hits'> {
-  if (isPostgres(db)) {
-    const query = sql.join(words.map((word) => sql`plainto_tsquery('english', ${word})`), sql` || `);
-    return sql<{ id: number; rank: number }>`(select id, -ts_rank(search, ${query}) as rank from ${sql.table(table)} where search @@ (${query}))`.as('hits');
-  }
-  const fts = sql.raw(`${table}_fts`);
-  const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' OR ');
-  return sql<{ id: number; rank: number }>`(select rowid as id, bm25(${fts}, 2.0, 1.0) as rank from ${fts} where ${fts} match ${match})`.as('hits');
 }
 
 /**

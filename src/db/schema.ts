@@ -192,20 +192,6 @@ export interface UnansweredQuestionsTable {
   created_at: string;
 }
 
-/**
- * One knowledge entry of an AI Agent, copied from its `knowledge` JSON (the source of truth) so the
- * database's full-text search can rank entries (see dialect.ts `addFullTextIndex`).
- */
-export interface KnowledgeEntriesTable {
-  id: Generated<number>;
-  workspace_id: string;
-  chatbot_id: string;
-  /** Index of the entry in the agent's `knowledge` list. */
-  position: number;
-  title: string;
-  content: string;
-}
-
 /** A person who signs in to the dashboard. */
 export interface UsersTable {
   id: string;
@@ -298,7 +284,6 @@ export interface Database {
   audit_events: AuditEventsTable;
   idempotency_records: IdempotencyRecordsTable;
   daily_stats: DailyStatsTable;
-  knowledge_entries: KnowledgeEntriesTable;
   users: UsersTable;
   memberships: MembershipsTable;
   sessions: SessionsTable;

@@ -14,6 +14,7 @@ import * as m0013 from './0013_knowledge_to_sources.js';
 import * as m0014 from './0014_knowledge_vectors.js';
 import * as m0015 from './0015_source_sync_progress.js';
 import * as m0016 from './0016_answers.js';
+import * as m0017 from './0017_drop_knowledge_entries.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0014_knowledge_vectors': m0014,
   '0015_source_sync_progress': m0015,
   '0016_answers': m0016,
+  '0017_drop_knowledge_entries': m0017,
 };

@@ -14,7 +14,6 @@ import { chatbotRepository, type ChatbotRow } from './repository.js';
 import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilters, UpdateChatbotInput } from './schema.js';
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
-import { knowledgeRepository } from '../knowledge/repository.js';
 import { replaceKnowledgeSources, type HandWrittenOptions } from '../sources/hand-written.js';
 
 /** An agent together with its current ETag. */
@@ -73,7 +72,6 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
       await inTransaction(db, ctx, async (trx) => {
         await chatbotRepository.insert(trx, row);
         if (result.chatbot.knowledge.length > 0) {
-          await knowledgeRepository.replace(trx, row.workspace_id, row.id, result.chatbot.knowledge);
           // Retrieval reads knowledge sources: each entry is mirrored as a text source (origin 'knowledge').
           await replaceKnowledgeSources(trx, clock, row.workspace_id, row.id, result.chatbot.knowledge, handWritten);
         }
@@ -135,9 +133,8 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         next.updated_at = nextUpdatedAt(current.updated_at, now);
         const changes = Object.fromEntries([...changed, 'updated_at'].map((key) => [key, next[key as keyof ChatbotRow]]));
         await chatbotRepository.update(trx, ctx.actor.workspaceId, id, changes);
-        // The search index follows the knowledge in the same transaction, so a reply never sees a stale one.
+        // The knowledge sources follow the knowledge field in the same transaction, so a reply never sees a stale one.
         if (changed.includes('knowledge')) {
-          await knowledgeRepository.replace(trx, ctx.actor.workspaceId, id, input.knowledge ?? []);
           await replaceKnowledgeSources(trx, clock, ctx.actor.workspaceId, id, input.knowledge ?? [], handWritten);
         }
         const result = versioned(next);

@@ -1,11 +1,11 @@
 import type { ModelMessage } from 'ai';
 import type { LlmConfig } from '../../config.js';
 import { parseJson } from '../../lib/json.js';
-import type { KnowledgeEntry } from '../knowledge/repository.js';
 import { contactFieldsText, leadCaptureOf } from './answers.js';
 import { intentOf } from './intents.js';
 import type { KnowledgeHit } from '../knowledge/chunks.js';
 import type { KnowledgeLookup, MessageSource, ReplyInput } from './engine.js';
+import type { KnowledgeEntryInput as KnowledgeEntry } from '../sources/hand-written.js';
 import type { Generated } from './provider.js';
 
 /** What a model is asked: the system message and the conversation so far; and the numbered knowledge it was given. */
