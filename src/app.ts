@@ -28,6 +28,7 @@ import { analyticsRoutes } from './modules/analytics/routes.js';
 import { chatbotRoutes } from './modules/chatbots/routes.js';
 import { conversationRoutes } from './modules/conversations/routes.js';
 import { leadRoutes } from './modules/leads/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
 import { messageRoutes } from './modules/messages/routes.js';
 import type { ReplyEngine } from './modules/replies/engine.js';
 import { createIdleCloser } from './modules/runtime/idle-close.js';
@@ -216,6 +217,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await api.register(conversationRoutes(services.conversations));
       await api.register(messageRoutes(services.messages));
       await api.register(leadRoutes(services.leads));
+      await api.register(eventRoutes(services.events));
       await api.register(sourceRoutes(services.sources, { maxFileBytes: config.sources.maxFileBytes }));
     },
     { prefix: '/api/v1' },

@@ -12,6 +12,8 @@ import { createMessageService, noReplies, type ReplyRequester } from './modules/
 import { createWorkspaceService } from './modules/workspaces/service.js';
 import { createAuditService } from './modules/audit/service.js';
 import { createAuditWriter } from './modules/audit/writer.js';
+import { createEventService } from './modules/events/service.js';
+import { createEventWriter } from './modules/events/writer.js';
 import { createInvitationService } from './modules/invitations/service.js';
 import { createSessionService } from './modules/sessions/service.js';
 import { createUserService } from './modules/users/service.js';
@@ -39,23 +41,25 @@ const fullTextSearch = createKnowledgeSearch(null, { warn: () => undefined });
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
 export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch }: ServiceDeps) {
   const audit = createAuditWriter(clock);
+  const events = createEventWriter(clock);
   const cache = createReadCache(db, cacheMaxBytes);
-  const conversations = createConversationService(db, clock, audit);
+  const conversations = createConversationService(db, clock, audit, events);
   const users = createUserService(db, clock, audit);
   return {
     workspaces: createWorkspaceService(db, clock, audit),
     apiKeys: createApiKeyService(db, clock, audit, cache),
-    chatbots: createChatbotService(db, clock, audit, cache, { embed: knowledge.embedder !== null }, wakeJobs),
+    chatbots: createChatbotService(db, clock, audit, events, cache, { embed: knowledge.embedder !== null }, wakeJobs),
     conversations,
-    messages: createMessageService(db, clock, audit, conversations, replies),
-    leads: createLeadService(db, clock, audit),
+    messages: createMessageService(db, clock, audit, events, conversations, replies),
+    leads: createLeadService(db, clock, audit, events),
+    events: createEventService(db),
     analytics: createAnalyticsService(db, clock),
     audit: createAuditService(db, clock),
     users,
     sessions: createSessionService(db, clock, audit),
     invitations: createInvitationService(db, clock, audit, users),
     feedback: createFeedbackService(db, clock, audit, conversations),
-    sources: createSourceService(db, clock, audit, sources, knowledge, wakeJobs),
+    sources: createSourceService(db, clock, audit, events, sources, knowledge, wakeJobs),
   };
 }
 

@@ -14,6 +14,21 @@ export interface WorkspacesTable {
   audit_seq: Generated<number>;
   /** Hash of the last audit event ('' when none): the head of the chain. */
   audit_head: Generated<string>;
+  /** Sequence number of the last domain event of the workspace (0: none yet). */
+  event_seq: Generated<number>;
+}
+
+/** A domain event (migration 0018): a change that matters outside its request, numbered in commit order. */
+export interface EventsTable {
+  id: string;
+  workspace_id: string;
+  /** The workspace's events in commit order, from 1. */
+  seq: number;
+  /** `resource.verb`, e.g. `lead.created`. */
+  type: string;
+  created_at: string;
+  /** JSON: the resource as the API presents it. */
+  data: string;
 }
 
 export interface ApiKeysTable {
@@ -282,6 +297,7 @@ export interface Database {
   messages: MessagesTable;
   leads: LeadsTable;
   audit_events: AuditEventsTable;
+  events: EventsTable;
   idempotency_records: IdempotencyRecordsTable;
   daily_stats: DailyStatsTable;
   users: UsersTable;

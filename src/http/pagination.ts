@@ -82,13 +82,16 @@ export function pageRequest(
 
 /**
  * Builds the page from rows fetched with `limit + 1` (the extra row only tells whether more exist),
- * presenting each item and issuing the cursor for the next page.
+ * presenting each item and issuing the cursor for the next page. A feed (`resumable`: the events) issues
+ * it after its last item even on the last page, so a reader can come back for what is added later; it
+ * is null only when the page is empty (the reader keeps the cursor it has).
  */
 export function toPage<Row extends { created_at: string; id: string }, T>(
   rows: Row[],
   request: PageRequest,
   filters: Record<string, unknown>,
   present: (row: Row) => T,
+  options: { resumable?: boolean } = {},
 ): Page<T> {
   const hasMore = rows.length > request.limit;
   const items = hasMore ? rows.slice(0, request.limit) : rows;
@@ -98,6 +101,6 @@ export function toPage<Row extends { created_at: string; id: string }, T>(
     data: items.map(present),
     has_more: hasMore,
     next_cursor:
-      hasMore && last ? encodeCursor({ createdAt: last.created_at, id: last.id }, { ...filters, order: request.order }) : null,
+      (hasMore || options.resumable) && last ? encodeCursor({ createdAt: last.created_at, id: last.id }, { ...filters, order: request.order }) : null,
   };
 }

@@ -4,6 +4,7 @@ export const SCOPES = [
   'chatbots:read',
   'chatbots:write',
   'conversations:read',
+  'events:read',
   'messages:write',
   'leads:read',
   'leads:write',

@@ -12,6 +12,7 @@ export const ID_PREFIXES = {
   lead: 'lead',
   visitor: 'vis',
   auditEvent: 'evt',
+  event: 'ev',
   request: 'req',
   user: 'usr',
   invitation: 'inv',

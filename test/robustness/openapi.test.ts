@@ -35,6 +35,7 @@ const SPEC: [string, string, string][] = [
   ['post', '/chatbots/{id}/sources/{source_id}/sync', 'chatbots:write'],
   ['get', '/chatbots/{id}/sources/{source_id}/documents', 'chatbots:read'],
   ['get', '/chatbots/{id}/knowledge/search', 'chatbots:read'],
+  ['get', '/events', 'events:read'], // issue 32
 ];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

@@ -15,6 +15,7 @@ import * as m0014 from './0014_knowledge_vectors.js';
 import * as m0015 from './0015_source_sync_progress.js';
 import * as m0016 from './0016_answers.js';
 import * as m0017 from './0017_drop_knowledge_entries.js';
+import * as m0018 from './0018_events.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0015_source_sync_progress': m0015,
   '0016_answers': m0016,
   '0017_drop_knowledge_entries': m0017,
+  '0018_events': m0018,
 };

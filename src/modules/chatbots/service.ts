@@ -14,6 +14,7 @@ import { chatbotRepository, type ChatbotRow } from './repository.js';
 import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilters, UpdateChatbotInput } from './schema.js';
 import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import type { EventWriter } from '../events/writer.js';
 import { replaceKnowledgeSources, type HandWrittenOptions } from '../sources/hand-written.js';
 
 /** An agent together with its current ETag. */
@@ -32,7 +33,7 @@ function versioned(row: ChatbotRow): VersionedChatbot {
 }
 
 /** AI Agents: create drafts, read, list, update and move through their states. */
-export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, cache: ReadCache, handWritten: HandWrittenOptions = { embed: false }, wake: () => void = () => undefined) {
+export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter, cache: ReadCache, handWritten: HandWrittenOptions = { embed: false }, wake: () => void = () => undefined) {
   async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<ChatbotRow> {
     const row = isId('chatbot', id) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, id, { forUpdate }) : undefined;
     if (!row) throw AppError.notFound('AI Agent', id);
@@ -76,6 +77,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
           await replaceKnowledgeSources(trx, clock, row.workspace_id, row.id, result.chatbot.knowledge, handWritten);
         }
         await audit.record(trx, ctx, { action: 'chatbot.created', target: { type: 'chatbot', id: row.id }, changes: diffChanges(null, result.chatbot, AUDITED) });
+        await events.emit(trx, row.workspace_id, 'chatbot.created', result.chatbot);
       });
       if (handWritten.embed && result.chatbot.knowledge.length > 0) wake();
       return result;
@@ -143,6 +145,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
           target: { type: 'chatbot', id },
           changes: diffChanges(presentChatbot(current), result.chatbot, AUDITED),
         });
+        await events.emit(trx, ctx.actor.workspaceId, 'chatbot.updated', result.chatbot);
         return result;
       });
       // Updates never join a caller's transaction (PATCH takes no Idempotency-Key): the change has committed.

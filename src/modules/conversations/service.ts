@@ -13,6 +13,7 @@ import { presentConversation } from './presenter.js';
 import { conversationRepository, type ConversationRow } from './repository.js';
 import type { ConversationView, ListConversationsFilters } from './schema.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import type { EventWriter } from '../events/writer.js';
 import { dayOf, statsRepository } from '../stats/repository.js';
 
 /** Input for a new conversation (the chat runtime and the demo seeder start them). */
@@ -26,7 +27,7 @@ export interface StartConversationInput {
 }
 
 /** Conversations: read through the API; started by the chat runtime. */
-export function createConversationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
+export function createConversationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter) {
   return {
     /** Loads a conversation row of the actor's workspace, or 404. */
     async load(ctx: OperationContext, id: string, options: { forUpdate?: boolean } = {}): Promise<ConversationRow> {
@@ -63,7 +64,9 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
         await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { status: closed.status, updated_at: closed.updated_at });
         await statsRepository.bump(trx, row.workspace_id, dayOf(row.created_at), row.chatbot_id, { conversations_open: -1, conversations_closed: 1 });
         await audit.record(trx, ctx, { action: 'conversation.closed', target: { type: 'conversation', id: row.id }, changes: { status: { before: row.status, after: 'closed' } } });
-        return presentConversation(closed);
+        const view = presentConversation(closed);
+        await events.emit(trx, row.workspace_id, 'conversation.updated', view);
+        return view;
       });
     },
 
@@ -76,7 +79,9 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
         const updated = { ...row, mode: 'agent', updated_at: nextUpdatedAt(row.updated_at, clock.now()) };
         await conversationRepository.update(trx, ctx.actor.workspaceId, row.id, { mode: updated.mode, updated_at: updated.updated_at });
         await audit.record(trx, ctx, { action: 'conversation.handed_back', target: { type: 'conversation', id: row.id }, changes: { mode: { before: row.mode, after: 'agent' } } });
-        return presentConversation(updated);
+        const view = presentConversation(updated);
+        await events.emit(trx, row.workspace_id, 'conversation.updated', view);
+        return view;
       });
     },
 
@@ -90,6 +95,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
       await conversationRepository.update(ctx.trx, row.workspace_id, row.id, { handoff_requested_at: at, updated_at: updated.updated_at });
       await statsRepository.bump(ctx.trx, row.workspace_id, dayOf(at), row.chatbot_id, { handoffs: 1 });
       await audit.record(ctx.trx, ctx, { action: 'conversation.handoff_requested', target: { type: 'conversation', id: row.id }, changes: { handoff_requested_at: { before: null, after: at } } });
+      await events.emit(ctx.trx, row.workspace_id, 'conversation.updated', presentConversation(updated));
       return updated;
     },
 
@@ -126,6 +132,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
           target: { type: 'conversation', id: row.id },
           changes: diffChanges(null, view, ['chatbot_id', 'channel', 'visitor', 'metadata']),
         });
+        await events.emit(trx, row.workspace_id, 'conversation.created', view);
         return view;
       });
     },

@@ -14,6 +14,7 @@ import { presentLead } from './presenter.js';
 import { leadRepository, type LeadRow } from './repository.js';
 import type { CreateLeadInput, LeadView, ListLeadsFilters, UpdateLeadInput } from './schema.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import type { EventWriter } from '../events/writer.js';
 import { dayOf, statsRepository } from '../stats/repository.js';
 
 /** A lead together with its current ETag. */
@@ -44,7 +45,7 @@ function versioned(row: LeadRow): VersionedLead {
 }
 
 /** Leads: captured by the chat runtime, created and updated through the API and the dashboard. */
-export function createLeadService(db: Kysely<Database>, clock: Clock, audit: AuditWriter) {
+export function createLeadService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter) {
   // Resolves the optional agent and conversation a lead belongs to, both within the workspace.
   async function resolveLinks(trx: Transaction<Database>, workspaceId: string, input: CreateLeadInput) {
     let chatbotId = input.chatbot_id ?? null;
@@ -105,6 +106,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
         }
         const result = versioned(row);
         await audit.record(trx, ctx, { action: 'lead.created', target: { type: 'lead', id: row.id }, changes: diffChanges(null, result.lead, AUDITED_LEAD_FIELDS) });
+        await events.emit(trx, row.workspace_id, 'lead.created', result.lead);
         return result;
       });
     },
@@ -151,6 +153,7 @@ export function createLeadService(db: Kysely<Database>, clock: Clock, audit: Aud
         await leadRepository.update(trx, ctx.actor.workspaceId, id, changes);
         const result = versioned(next);
         await audit.record(trx, ctx, { action: 'lead.updated', target: { type: 'lead', id }, changes: diffChanges(presentLead(current), result.lead, AUDITED_LEAD_FIELDS) });
+        await events.emit(trx, current.workspace_id, 'lead.updated', result.lead);
         return result;
       });
     },

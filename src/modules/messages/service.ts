@@ -17,6 +17,8 @@ import { presentMessage } from './presenter.js';
 import { messageRepository, type MessageRow } from './repository.js';
 import type { CreateMessageInput, ListMessagesFilters, MessageView } from './schema.js';
 import type { AuditWriter } from '../audit/writer.js';
+import type { EventWriter } from '../events/writer.js';
+import { presentConversation } from '../conversations/presenter.js';
 import { dayOf, statsRepository, type Counter } from '../stats/repository.js';
 import { recordUnanswered } from '../analytics/unanswered.js';
 import type { MessageSource, ReplyOutcome } from '../replies/engine.js';
@@ -49,6 +51,7 @@ export function createMessageService(
   db: Kysely<Database>,
   clock: Clock,
   audit: AuditWriter,
+  events: EventWriter,
   conversations: ConversationService,
   replies: ReplyRequester,
 ) {
@@ -110,10 +113,14 @@ export function createMessageService(
           ...(input.answer ? { outcome: { before: null, after: input.answer.outcome }, sources: { before: null, after: input.answer.sources } } : {}),
         },
       });
+      const message = presentMessage(row);
+      await events.emit(trx, row.workspace_id, 'message.created', message);
+      // An operator's message takes over from the agent: the conversation's mode changed.
+      if (updated.mode !== conversation.mode) await events.emit(trx, row.workspace_id, 'conversation.updated', presentConversation(updated));
       if (input.answer?.outcome === 'unanswered' && input.answer.question !== null) await recordUnanswered(trx, row, input.answer.question);
       if (input.answer?.outcome === 'handoff') await conversations.markHandoff({ ...ctx, trx }, updated, createdAt);
       if (input.role === 'user' && updated.mode === 'agent') await replies.requestReply(trx, updated, row);
-      return presentMessage(row);
+      return message;
     });
   }
 

@@ -15,6 +15,8 @@ import type { IngestRunner, WorkerLog } from '../runtime/reply-worker.js';
 import { crawlSite } from './crawler.js';
 import { DocumentError, chunkDocument, detectFileKind, parseFile, parseHtml, parseText, type ParsedDocument } from './parsing/index.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
+import { presentSource } from './presenter.js';
+import { createEventWriter } from '../events/writer.js';
 
 /** What a source's config column holds, by type. */
 export interface SourceConfigJson {
@@ -204,6 +206,14 @@ export interface IngestionDeps {
 export function createIngestRunner(deps: IngestionDeps): IngestRunner {
   const { db, clock, config, log } = deps;
   const policy = outboundPolicy(config, deps.userAgent);
+  const events = createEventWriter(clock);
+
+  /** Settles the source's status and counts, and tells integrations (`source.synced`), in one transaction. */
+  async function finish(trx: Transaction<Database>, current: SourceRow, changes: Partial<SourceRow>): Promise<void> {
+    await refreshCounts(trx, clock, current, changes);
+    const settled = await sourceRepository.find(trx, current.workspace_id, current.chatbot_id, current.id);
+    if (settled) await events.emit(trx, settled.workspace_id, 'source.synced', presentSource(settled));
+  }
 
   async function* documentsOf(source: SourceRow): AsyncGenerator<Found> {
     const settings = configOf(source);
@@ -247,7 +257,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       const readable = stats.documents - stats.failed > 0;
       const now = clock.now();
       const interval = current.sync_interval_hours === null ? null : Number(current.sync_interval_hours);
-      await refreshCounts(trx, clock, current, {
+      await finish(trx, current, {
         status: readable ? 'ready' : 'failed',
         error: readable ? null : (firstError ?? (outcomes.length === 0 ? 'No document was found.' : 'No document could be read.')),
         last_synced_at: now.toISOString(),
@@ -307,7 +317,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
           const message = `The sync stopped: ${error instanceof Error ? error.message : String(error)}`.slice(0, DOCUMENT_ERROR_LENGTH);
           await inTransaction(db, {}, async (trx) => {
             const current = await sourceRepository.find(trx, source.workspace_id, source.chatbot_id, source.id, { forUpdate: true });
-            if (current) await refreshCounts(trx, clock, current, { status: 'failed', error: message });
+            if (current) await finish(trx, current, { status: 'failed', error: message });
           }).catch((cause: unknown) => log.warn({ err: cause, source_id: source.id }, 'could not record a failed sync'));
         }
         throw error;

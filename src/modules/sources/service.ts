@@ -10,6 +10,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isId } from '../../lib/ids.js';
 import { nextUpdatedAt } from '../../lib/versioning.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
+import type { EventWriter } from '../events/writer.js';
 import { chatbotRepository } from '../chatbots/repository.js';
 import { knowledgeChunks } from '../knowledge/chunks.js';
 import type { KnowledgeSearch } from '../knowledge/retrieval.js';
@@ -36,7 +37,7 @@ const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as con
  * transaction (ready at once, retrievable by the next question); websites and files get an ingest job in
  * that same transaction, run by the job runner (src/modules/runtime/reply-worker.ts).
  */
-export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, config: SourcesConfig, knowledge: KnowledgeSearch, wake: () => void = () => undefined) {
+export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter, config: SourcesConfig, knowledge: KnowledgeSearch, wake: () => void = () => undefined) {
   async function agent(ctx: OperationContext, chatbotId: string, executor = ctx.trx ?? db) {
     const chatbot = isId('chatbot', chatbotId) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, chatbotId) : undefined;
     if (!chatbot) throw AppError.notFound('AI Agent', chatbotId);
@@ -104,6 +105,8 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
         }
         const view = presentSource(stored);
         await audit.record(trx, ctx, { action: 'source.created', target: { type: 'source', id: row.id }, changes: diffChanges(null, view, AUDITED) });
+        // Text and Q&A are synced in this transaction; websites and files when their ingest job settles.
+        if (view.status === 'ready' || view.status === 'failed') await events.emit(trx, row.workspace_id, 'source.synced', view);
         return view;
       });
       if (created.status === 'queued' || knowledge.embedder) wake();

@@ -4,7 +4,7 @@ import { isAdmin, useSession } from '../session';
 import { CopyButton, ErrorText, PageHeader, useAction, useLoad } from '../ui';
 import { AdminOnly, SettingsNav } from './Settings';
 
-const SCOPES = ['analytics:read', 'chatbots:read', 'chatbots:write', 'conversations:read', 'messages:write', 'leads:read', 'leads:write'];
+const SCOPES = ['analytics:read', 'chatbots:read', 'chatbots:write', 'conversations:read', 'events:read', 'messages:write', 'leads:read', 'leads:write'];
 
 interface ApiKey {
   id: string;
