@@ -3,9 +3,9 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import { prepareDatabase } from '../src/db/database.js';
-import { newId } from '../src/lib/ids.js';
-import { knowledgeChunks, type ChunkInput } from '../src/modules/knowledge/chunks.js';
+import { knowledgeChunks } from '../src/modules/knowledge/chunks.js';
 import { createKnowledgeSearch } from '../src/modules/knowledge/retrieval.js';
+import { createBenchAgent } from './agent-chunks.js';
 import { embedAll, syntheticEmbeddings } from './vectors.js';
 import { benchDatabaseEnv, dropBenchDatabase, settle, type Backend } from './databases.js';
 import { knowledgeSearchTable } from './report.js';
@@ -68,36 +68,19 @@ export async function measureKnowledgeSearch(options: {
   const { db } = handle;
   const rows: KnowledgeSearchRow[] = [];
   try {
-    // The agent's row only: nothing here goes through the services (their audit trail is not what is measured).
-    const at = new Date().toISOString();
-    const workspaceId = newId('workspace');
-    const chatbotId = newId('chatbot');
-    await db.insertInto('workspaces').values({ id: workspaceId, name: 'Bench knowledge', created_at: at }).execute();
-    await db.insertInto('chatbots').values({
-      id: chatbotId, workspace_id: workspaceId, name: 'Knowledge', description: null, status: 'active', instructions: 'x', welcome_message: null,
-      model: null, temperature: null, knowledge: '[]', lead_capture: '{}', allowed_origins: '[]', metadata: '{}', created_at: at, updated_at: at, published_at: null,
-    }).execute();
-    const sourceId = newId('source');
+    const agent = await createBenchAgent(db, text, 'Knowledge');
+    const { workspaceId, chatbotId, sourceId } = agent;
     const questions = Array.from({ length: queries }, text.question);
-    let stored = 0;
     for (const size of sizes) {
       log(`knowledge search, ${backend}: inserting up to ${size} chunks…`);
       const started = performance.now();
-      const added = size - stored;
-      for (let start = 0; start < added; start += 1000) {
-        const documentId = newId('document');
-        const chunks: ChunkInput[] = Array.from({ length: Math.min(1000, added - start) }, (_, i) => ({
-          workspaceId, chatbotId, sourceId, documentId, position: start + i,
-          title: text.sentence(3), url: null, headingPath: [text.sentence(2)], content: text.paragraph(),
-        }));
-        await db.transaction().execute((trx) => knowledgeChunks.insert(trx, chunks));
-      }
+      const added = size - agent.chunks;
+      await agent.growTo(size);
       if (dimensions > 0) {
         log(`knowledge search, ${backend}: embedding up to ${size} chunks (${dimensions} dimensions) and training the index…`);
         await embedAll(db, workspaceId, chatbotId, sourceId, embeddings);
       }
       const insertPerSecond = Math.round(added / ((performance.now() - started) / 1000));
-      stored = size;
       await settle(env);
       for (const question of questions.slice(0, 20)) await knowledgeChunks.search(db, workspaceId, chatbotId, question, 5);
       const times: number[] = [];

@@ -1,9 +1,10 @@
 import type { IngestionReport } from './ingestion.js';
 import type { KnowledgeSearchReport } from './knowledge-search.js';
+import type { RepliesReport } from './replies.js';
 import type { ScenarioResult } from './scenarios.js';
 
-/** The parts of `npm run bench` (`--only`): the HTTP scenarios, knowledge search, website ingestion. */
-export const BENCH_PARTS = ['http', 'knowledge', 'ingestion'] as const;
+/** The parts of `npm run bench` (`--only`): the HTTP scenarios, knowledge search, website ingestion, reply latency. */
+export const BENCH_PARTS = ['http', 'knowledge', 'ingestion', 'replies'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /** A whole benchmark run, as saved under bench/results/. */
@@ -30,6 +31,7 @@ export interface BenchReport {
   parts?: BenchPart[];
   knowledge?: KnowledgeSearchReport;
   ingestion?: IngestionReport;
+  replies?: RepliesReport;
 }
 
 /** What the calibration (bare + N µs of work) says at one concurrency. */
@@ -159,13 +161,14 @@ const docTarget = (target: string) => target.replace(/>=/g, '≥').replace(/<=/g
  * The report as the compact Markdown tables of docs/performance.md. The HTTP scenarios: per scenario at each
  * concurrency level (level by level, as measured), req/s, p50, ratio, target and verdict, then the server's
  * peak RSS; by default only the rows the page keeps (`IN_DOCS`) at every level, `all` gives every scenario.
- * Then knowledge search and website ingestion, when they ran.
+ * Then knowledge search, website ingestion and reply latency, when they ran.
  */
 export function markdownTable(report: BenchReport, options: { connections?: number; all?: boolean } = {}): string {
   const machine = `Run: ${report.backend} · node ${report.node} · ${report.cpus} CPUs.`;
   const parts = report.results.length ? [httpMarkdownTable(report, options)] : [machine];
   if (report.knowledge) parts.push(knowledgeSearchTable(report.knowledge));
   if (report.ingestion) parts.push(ingestionTable(report.ingestion));
+  if (report.replies) parts.push(repliesTable(report.replies));
   return parts.join('\n\n');
 }
 
@@ -223,5 +226,27 @@ export function ingestionTable(report: IngestionReport): string {
   const failed = report.runs.reduce((sum, run) => sum + run.failedDocuments, 0);
   const short = report.runs.filter((run) => run.documents !== report.pages).length;
   if (failed || short) lines.push('', `- ${failed} failed document(s), ${short} run(s) short of ${report.pages} pages`);
+  return lines.join('\n');
+}
+
+/** The report as the Markdown table docs/performance.md keeps (one database), with the verdict on issue 31's target. */
+export function repliesTable(report: RepliesReport): string {
+  const grouped = (n: number) => n.toLocaleString('en-US');
+  const lines = [
+    `Reply latency (builtin provider), ${report.backend}: one agent, ${report.queries} questions after ${report.warmup} to warm up, each in a new conversation; ` +
+      'widget POST of the message → response with the stored answer, beside knowledge search alone (limit 5) for the same questions.',
+    '',
+    '| chunks | reply p50 ms | reply p99 ms | search p50 ms | search p99 ms | reply p50 / search p50 | answered from knowledge |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.rows.map((r) =>
+      `| ${grouped(r.chunks)} | ${r.reply.p50.toFixed(1)} | ${r.reply.p99.toFixed(1)} | ${r.search.p50.toFixed(1)} | ${r.search.p99.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.answered} / ${report.queries} |`),
+  ];
+  const { target } = report;
+  if (target) {
+    const p50 = report.rows.find((r) => r.chunks === target.chunks)!.reply.p50;
+    lines.push('', `- reply p50 at ${grouped(target.chunks)} chunks: ${p50.toFixed(1)} ms, target ≤ ${target.p50Ms} ms: ${target.pass ? 'PASS' : 'FAIL'}`);
+  } else if (report.backend === 'postgres') {
+    lines.push('', '- no target on PostgreSQL (issue 31 sets it for SQLite)');
+  }
   return lines.join('\n');
 }

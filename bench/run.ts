@@ -8,12 +8,13 @@ import { benchDatabaseEnv, dropBenchDatabase, settle } from './databases.js';
 import { generate, SIZES, type DataSet } from './generate.js';
 import { measureIngestion } from './ingestion.js';
 import { measureKnowledgeSearch } from './knowledge-search.js';
+import { measureReplies } from './replies.js';
 import { startLoadProcess } from './load.js';
 import { buildServers, sourceServers, startNodeOptions, startProcess } from './processes.js';
 import { BENCH_PARTS, markdownTable, medianRuns, printTable, workBudgets, type BenchPart, type BenchReport } from './report.js';
 import { runScenarios, type ScenarioResult } from './scenarios.js';
 
-// `npm run bench -- [--db sqlite|postgres] [--only http,knowledge,ingestion] [--size full|tiny]
+// `npm run bench -- [--db sqlite|postgres] [--only http,knowledge,ingestion,replies] [--size full|tiny]
 // [--connections 1,10,50] [--seconds 5] [--runs 3] [--chunks 1000,10000,100000] [--pages 200] [--from-source]
 // [--out <file>]`
 // The HTTP scenarios (`http`): starts the service and the baseline server as separate processes on a
@@ -21,8 +22,9 @@ import { runScenarios, type ScenarioResult } from './scenarios.js';
 // not committed) a table of ratios. `--seconds` may be a fraction; `--from-source` runs both servers under
 // tsx instead of building them (`sourceServers`). The smoke test uses both to check the benchmark quickly;
 // its figures do not count. Then knowledge search as one agent's chunks grow (`knowledge`, `--chunks`) and
-// the ingestion of a local website (`ingestion`, `--pages`, `--runs` times), both in this process; `--size
-// tiny` makes them small too (100 and 1,000 chunks, 20 pages).
+// the ingestion of a local website (`ingestion`, `--pages`, `--runs` times), and the builtin provider's reply
+// latency at the same chunk sizes (`replies`), all in this process; `--size tiny` makes them small too (100 and
+// 1,000 chunks, 20 pages).
 const { values } = parseArgs({
   options: {
     db: { type: 'string', default: 'sqlite' },
@@ -149,6 +151,7 @@ try {
   // In this process, after the servers have stopped: nothing else runs on the machine's CPUs meanwhile.
   if (parts.includes('knowledge')) report.knowledge = await measureKnowledgeSearch({ backend, sizes: chunkSizes, queries: tiny ? 50 : 200, dimensions: tiny ? 32 : 768, log: progress });
   if (parts.includes('ingestion')) report.ingestion = await measureIngestion({ backend, pages: pageCount, runs, log: progress });
+  if (parts.includes('replies')) report.replies = await measureReplies({ backend, sizes: chunkSizes, queries: tiny ? 50 : 200, log: progress });
 } finally {
   printTable(report);
   console.log(`\nFor docs/performance.md (\`npx tsx bench/markdown.ts <file> --connections 10\` gives one level):\n\n${markdownTable(report)}`);

@@ -28,14 +28,19 @@ describe('npm run bench (tiny)', () => {
     // The compact table for docs/performance.md, ending with the peak RSS.
     expect(stdout).toContain('| scenario | connections | req/s | p50 ms | ratio | target | pass |');
     expect(stdout).toMatch(/\| server peak RSS \| — \| — \| — \| \d+ MB \| ≤ 300 MB \| (PASS|FAIL) \|/);
+    // Reply latency (issue 31): the builtin provider's stored answers beside bare search, at each chunk size.
+    expect(stdout).toContain('| chunks | reply p50 ms | reply p99 ms | search p50 ms | search p99 ms | reply p50 / search p50 | answered from knowledge |');
     const report = JSON.parse(fs.readFileSync(out, 'utf8')) as {
       backend: string;
       peakRssMb: number;
       results: { scenario: string; rps: number; p50: number; errors: number; ratio: number | null; cpuUsPerRequest: number | null; comparedRps?: number; pass: boolean | null }[];
       budgets: { connections: number; budgetUs: Record<string, number | null>; equivalentUs: Record<string, number | null> }[];
+      replies?: { rows: { chunks: number; reply: { p50: number }; search: { p50: number } }[] };
     };
     expect(report.backend).toBe(backend);
     expect(report.peakRssMb).toBeGreaterThan(0);
+    expect(report.replies?.rows.map((r) => r.chunks)).toEqual([100, 1000]);
+    for (const row of report.replies?.rows ?? []) expect(row.reply.p50, `replies at ${row.chunks} chunks`).toBeGreaterThan(0);
     const scenarios = report.results.map((r) => r.scenario);
     expect(scenarios).toEqual([
       'bare',
