@@ -28,9 +28,11 @@ export function createEventService(db: Kysely<Database>) {
   return {
     /** A page of events, oldest first, in the order they were committed. */
     async list(ctx: OperationContext, query: ListEventsFilters): Promise<Page<EventView>> {
-      const filters = { list: 'events', types: typesOf(query.type)?.join(','), createdAfter: instant(query.created_after, 'created_after') };
+      const types = typesOf(query.type);
+      const createdAfter = instant(query.created_after, 'created_after');
+      const filters = { list: 'events', types: types?.join(','), createdAfter };
       const page = pageRequest(query, filters, 'asc');
-      const rows = await eventRepository.list(db, ctx.actor.workspaceId, { types: filters.types?.split(','), createdAfter: filters.createdAfter }, page);
+      const rows = await eventRepository.list(db, ctx.actor.workspaceId, { types, createdAfter }, page);
       return toPage(rows, page, filters, present, { resumable: true });
     },
   };
