@@ -13,7 +13,7 @@ import { createWorkspaceService } from './modules/workspaces/service.js';
 import { createAuditService } from './modules/audit/service.js';
 import { createAuditWriter } from './modules/audit/writer.js';
 import { createEventService } from './modules/events/service.js';
-import { createEventWriter } from './modules/events/writer.js';
+import { createEventWriter, type EventListener } from './modules/events/writer.js';
 import { createInvitationService } from './modules/invitations/service.js';
 import { createSessionService } from './modules/sessions/service.js';
 import { createUserService } from './modules/users/service.js';
@@ -34,14 +34,16 @@ export interface ServiceDeps {
   wakeJobs?: () => void;
   /** Knowledge retrieval (hybrid when embeddings are configured); full text alone when absent (the CLI). */
   knowledge?: KnowledgeSearch;
+  /** Run with every domain event, in its transaction (live streams told on commit, webhook deliveries queued). */
+  eventListeners?: readonly EventListener[];
 }
 
 const fullTextSearch = createKnowledgeSearch(null, { warn: () => undefined });
 
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
-export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch }: ServiceDeps) {
+export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch, eventListeners = [] }: ServiceDeps) {
   const audit = createAuditWriter(clock);
-  const events = createEventWriter(clock);
+  const events = createEventWriter(clock, eventListeners);
   const cache = createReadCache(db, cacheMaxBytes);
   const conversations = createConversationService(db, clock, audit, events);
   const users = createUserService(db, clock, audit);

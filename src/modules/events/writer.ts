@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { eventRepository } from './repository.js';
+import { eventRepository, type EventRow } from './repository.js';
 
 /** Every type of domain event, `resource.verb`. */
 export const EVENT_TYPES = [
@@ -18,16 +18,30 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** An event as it was appended, its data still as the object the service passed. */
+export interface AppendedEvent extends Omit<EventRow, 'data'> {
+  type: EventType;
+  data: object;
+}
+
+/**
+ * Runs in the transaction of every event appended, after the event's row: what else must commit (or roll
+ * back) with it. Live streams are told on commit (src/modules/events/live.ts); webhook deliveries are queued.
+ */
+export type EventListener = (trx: Transaction<Database>, event: AppendedEvent) => Promise<void>;
+
 /**
  * The one event writer. Appends an event, with the resource as the API presents it, inside the caller's
  * transaction: the change and its event commit together or not at all.
  */
-export function createEventWriter(clock: Clock) {
+export function createEventWriter(clock: Clock, listeners: readonly EventListener[] = []) {
   return {
     async emit(trx: Transaction<Database>, workspaceId: string, type: EventType, data: object): Promise<void> {
       const seq = await eventRepository.claimSeq(trx, workspaceId);
       const now = clock.now();
-      await eventRepository.insert(trx, { id: newId('event', now.getTime()), workspace_id: workspaceId, seq, type, created_at: now.toISOString(), data: JSON.stringify(data) });
+      const event: AppendedEvent = { id: newId('event', now.getTime()), workspace_id: workspaceId, seq, type, created_at: now.toISOString(), data };
+      await eventRepository.insert(trx, { ...event, data: JSON.stringify(data) });
+      for (const listener of listeners) await listener(trx, event);
     },
   };
 }
