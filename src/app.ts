@@ -29,6 +29,7 @@ import { chatbotRoutes } from './modules/chatbots/routes.js';
 import { conversationRoutes } from './modules/conversations/routes.js';
 import { leadRoutes } from './modules/leads/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { createLiveEvents } from './modules/events/live.js';
 import { messageRoutes } from './modules/messages/routes.js';
 import type { ReplyEngine } from './modules/replies/engine.js';
 import { createIdleCloser } from './modules/runtime/idle-close.js';
@@ -89,7 +90,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger, knowledge }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
   const wakeJobs = () => worker?.nudge();
-  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge });
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge,
+    // Live streams hear of each event once its transaction commits.
+    eventListeners: [(trx, event) => database.signals.signal(trx, event.workspace_id)] });
+  const live = createLiveEvents({ db: database.db, signals: database.signals, log: logger });
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
@@ -163,6 +167,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Before the server waits for open connections: replies in flight (SSE streams included) end now with
   // the fallback answer, so their connections close well within SHUTDOWN_TIMEOUT_MS.
   app.addHook('preClose', async () => replyWorker.drain());
+  // Live streams end now (their clients reconnect, to another instance, with Last-Event-ID).
+  app.addHook('preClose', async () => live.close());
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     clearInterval(idleSweeper);
@@ -222,7 +228,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     { prefix: '/api/v1' },
   );
-  await registerDashboard(app, { rateLimitStore });
+  await registerDashboard(app, { rateLimitStore, live });
 
   await app.register(
     async (publicApi) => {
@@ -232,7 +238,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         widgetAccessHook({ db: database.db, widget, store: rateLimitStore, limits: config.widget, publicUrl: config.publicUrl }),
       );
       publicApi.get('/openapi', { schema: { hide: true } }, async () => widgetDocument(app));
-      await publicApi.register(widgetRoutes(widget, replyWorker));
+      await publicApi.register(widgetRoutes(widget, replyWorker, live));
     },
     { prefix: '/widget/v1' },
   );

@@ -6,6 +6,8 @@ import { agentRoutes } from './routes/agents.js';
 import { auditRoutes } from './routes/audit.js';
 import { authRoutes } from './routes/auth.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { eventStreamRoutes } from './routes/events.js';
+import type { LiveEvents } from '../modules/events/live.js';
 import { leadRoutes } from './routes/leads.js';
 import { settingsRoutes } from './routes/settings.js';
 import { sourceRoutes } from './routes/sources.js';
@@ -16,6 +18,8 @@ import { registerWebApp } from './static.js';
 /** What the dashboard needs besides the app's services and config. */
 export interface DashboardDeps {
   rateLimitStore: RateLimitStore;
+  /** The live event streams (the dashboard's own follows the workspace). */
+  live: LiveEvents;
 }
 
 /**
@@ -37,6 +41,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     await scope.register(authRoutes(services, config, signInLimiter(deps.rateLimitStore, config.signInLimit)));
     await scope.register(agentRoutes(services, createPreview(services, app.runtime.worker)));
     await scope.register(conversationRoutes(services));
+    await scope.register(eventStreamRoutes(deps.live));
     await scope.register(leadRoutes(services));
     await scope.register(settingsRoutes(services));
     await scope.register(auditRoutes(services));

@@ -4,6 +4,7 @@ import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { registerSqlite, SqliteConnections, sqliteDialect } from './sqlite.js';
+import { postgresCommitSignals, sqliteCommitSignals, type CommitSignals } from './commit-signals.js';
 
 /** The open database: the Kysely instance plus what the rest of the service needs to know about it. */
 export interface DatabaseHandle {
@@ -13,6 +14,8 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Whether writes fail for lack of disk space right now (SQLite; PostgreSQL's own disk is its business). */
   storageFull(): Promise<boolean>;
+  /** Commit signals for the live streams (src/db/commit-signals.ts). */
+  signals: CommitSignals;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>): Ky
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
   const sqlite = config.kind === 'sqlite' ? openSqlite(config.path) : null;
   const db = sqlite ? sqlite.db : openPostgres(config as Extract<DatabaseConfig, { kind: 'postgres' }>);
+  const signals = sqlite ? sqliteCommitSignals(sqlite.connections.writes) : postgresCommitSignals((config as Extract<DatabaseConfig, { kind: 'postgres' }>).url);
   return {
     db,
     kind: config.kind,
@@ -84,7 +88,11 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
       await sql`select 1`.execute(db);
     },
     storageFull: async () => (sqlite ? sqlite.connections.storageFull() : false),
-    close: () => db.destroy(),
+    signals,
+    close: async () => {
+      await signals.close();
+      await db.destroy();
+    },
   };
 }
 

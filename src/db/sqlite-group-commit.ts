@@ -46,6 +46,8 @@ interface Group {
   members: number;
   /** Settles when the group's transaction commits (or fails): what every finished member waits for. */
   outcome: Promise<void>;
+  /** Run once the group's transaction has committed (`afterCommit`). */
+  committed: (() => void)[];
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -65,7 +67,7 @@ function openGroup(): Group {
   const outcome = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
   // Members that wait for the outcome see its failure; with no one waiting it must not surface as unhandled.
   outcome.catch(() => undefined);
-  return { opened: Date.now(), members: 0, outcome, resolve, reject };
+  return { opened: Date.now(), members: 0, outcome, resolve, reject, committed: [] };
 }
 
 /**
@@ -117,6 +119,15 @@ export class GroupCommit {
       throw error;
     }
     return { release, joined };
+  }
+
+  /**
+   * Runs `callback` once the open transaction has committed (at once when none is open). A member rolled back
+   * alone does not cancel it: callers use it to say "look again", which costs nothing when nothing changed.
+   */
+  afterCommit(callback: () => void): void {
+    if (this.group) this.group.committed.push(callback);
+    else queueMicrotask(callback);
   }
 
   /** Ends a member's work as done; resolves once the group's transaction has committed it. */
@@ -225,5 +236,12 @@ export class GroupCommit {
     const group = this.group!;
     this.group = null;
     group.resolve();
+    for (const callback of group.committed) {
+      try {
+        callback();
+      } catch {
+        // A listener's failure is its own; the commit stands.
+      }
+    }
   }
 }

@@ -27,6 +27,17 @@ export const eventRepository = {
     return Number(row.event_seq);
   },
 
+  /** The number of the workspace's latest event (0 before the first). */
+  async head(db: Db, workspaceId: string): Promise<number> {
+    const row = await db.selectFrom('workspaces').select('event_seq').where('id', '=', workspaceId).executeTakeFirst();
+    return Number(row?.event_seq ?? 0);
+  },
+
+  /** Up to `limit` of the workspace's events numbered after `seq`, in order. */
+  async after(db: Db, workspaceId: string, seq: number, limit: number): Promise<EventRow[]> {
+    return db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).where('seq', '>', seq).orderBy('seq', 'asc').limit(limit).execute();
+  },
+
   async insert(db: Db, row: EventRow): Promise<void> {
     await db.insertInto('events').values(row).execute();
   },

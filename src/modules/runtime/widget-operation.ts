@@ -30,7 +30,8 @@ export interface WidgetOperationSpec<P, Q, B> {
   params: P;
   querystring?: Q;
   body?: B;
-  success: { status: 200 | 201; description: string; schema: TSchema };
+  /** `mediaType`: when the answer is not JSON (the event stream). */
+  success: { status: 200 | 201; description: string; schema: TSchema; mediaType?: string };
   /** Extra success representations (the SSE stream), by status and media type. */
   alternatives?: Record<number, { description: string; mediaType: string; schema: TSchema }>;
   errors: number[];
@@ -40,8 +41,11 @@ export interface WidgetOperationSpec<P, Q, B> {
 
 /** Route options of a widget operation: the schema (validation, serialization, OpenAPI) and its access rules. */
 export function widgetOperation<P extends TSchema, Q extends TSchema | undefined = undefined, B extends TSchema | undefined = undefined>(spec: WidgetOperationSpec<P, Q, B>) {
+  const { success } = spec;
   const response: Record<number, unknown> = {
-    [spec.success.status]: Type.Unsafe({ ...spec.success.schema, description: spec.success.description }),
+    [success.status]: success.mediaType
+      ? { description: success.description, content: { [success.mediaType]: { schema: success.schema } } }
+      : Type.Unsafe({ ...success.schema, description: success.description }),
   };
   for (const [status, alternative] of Object.entries(spec.alternatives ?? {})) {
     response[Number(status)] = { description: alternative.description, content: { [alternative.mediaType]: { schema: alternative.schema } } };

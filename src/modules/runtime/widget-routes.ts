@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemType } from '../../http/errors.js';
+import { lastEventId, openEventStream } from '../../http/event-stream.js';
+import type { LiveEvents } from '../events/live.js';
 import { Lead } from '../leads/schema.js';
 import { ListMessagesQuery, Message, MessageList } from '../messages/schema.js';
 import type { MessageView } from '../messages/schema.js';
@@ -8,6 +10,7 @@ import type { ReplyStream, ReplyWorker } from './reply-worker.js';
 import { ChatbotParams, ConversationMessageParams, ConversationParams, FeedbackBody, HandoffBody, HandoffResult, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody } from './schema.js';
 import { widgetRequestContext } from './widget-access.js';
 import { widgetOperation } from './widget-operation.js';
+import { ConversationEventStream, streamConversation } from './widget-stream.js';
 import type { VisitorSession, WidgetService } from './widget-service.js';
 
 function session(request: FastifyRequest): VisitorSession {
@@ -26,27 +29,22 @@ function wantsEventStream(request: FastifyRequest): boolean {
  * so if the stream (or the process) dies, the worker still answers it.
  */
 async function streamExchange(reply: FastifyReply, message: MessageView, answer: (stream: ReplyStream) => Promise<Awaited<ReturnType<ReplyWorker['answerNow']>>>): Promise<void> {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-  const send = (event: string, data: unknown) => {
-    if (!raw.destroyed) raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  };
-  send('message', message);
+  const stream = openEventStream(reply);
+  stream.send('message', message);
   try {
     // `reset`: the pieces sent so far are withdrawn (the provider failed mid-answer); the fallback follows.
-    const outcome = await answer({ onDelta: (text) => send('delta', { text }), onReset: () => send('reset', {}) });
-    if (outcome?.status === 'answered') send('reply', outcome.reply);
-    else if (outcome?.status === 'failed') send('error', { type: problemType('service_unavailable'), title: 'Answer delayed', status: 503, code: 'service_unavailable', detail: outcome.error, request_id: reply.request.id });
+    const outcome = await answer({ onDelta: (text) => stream.send('delta', { text }), onReset: () => stream.send('reset', {}) });
+    if (outcome?.status === 'answered') stream.send('reply', outcome.reply);
+    else if (outcome?.status === 'failed') stream.send('error', { type: problemType('service_unavailable'), title: 'Answer delayed', status: 503, code: 'service_unavailable', detail: outcome.error, request_id: reply.request.id });
   } catch (error) {
     reply.request.log.error({ err: error }, 'widget answer failed');
-    send('error', { type: problemType('internal_error'), title: 'Internal server error', status: 500, code: 'internal_error', detail: 'The answer could not be produced now; it will appear in the conversation.', request_id: reply.request.id });
+    stream.send('error', { type: problemType('internal_error'), title: 'Internal server error', status: 500, code: 'internal_error', detail: 'The answer could not be produced now; it will appear in the conversation.', request_id: reply.request.id });
   }
-  raw.end();
+  stream.end();
 }
 
 /** The public chat endpoints under /widget/v1: start a conversation, send and list messages, leave contact details, rate an answer, ask for a person. */
-export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): FastifyPluginAsyncTypebox {
+export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, live: LiveEvents): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const [url, resource] of [
       ['/chatbots/:chatbot_id/conversations', 'chatbot'],
@@ -54,6 +52,7 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): Fastif
       ['/conversations/:conversation_id/lead', 'conversation'],
       ['/conversations/:conversation_id/messages/:message_id/feedback', 'conversation'],
       ['/conversations/:conversation_id/handoff', 'conversation'],
+      ['/conversations/:conversation_id/events', 'conversation'],
     ] as const) {
       // CORS preflights: answered by the access hook (204), never reach a handler.
       app.options(url, { schema: { hide: true }, config: { widget: { resource, preflight: true } } }, async () => undefined);
@@ -123,6 +122,22 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker): Fastif
         errors: [400, 401, 403, 404],
       }),
       async (request, reply) => reply.links(await widget.list(session(request), widgetRequestContext(request), request.query)),
+    );
+
+    app.get(
+      '/conversations/:conversation_id/events',
+      widgetOperation({
+        operationId: 'widgetStreamEvents',
+        summary: 'Follow the conversation live',
+        description:
+          'Server-sent events of the conversation as they happen: new messages (an operator\'s reply appears without the visitor sending anything) ' +
+          'and status changes. Send the last event\'s `id` as `Last-Event-ID` when reconnecting to receive exactly what was missed.',
+        access: { resource: 'conversation' },
+        params: ConversationParams,
+        success: { status: 200, description: 'The conversation\'s events, as server-sent events.', schema: ConversationEventStream, mediaType: 'text/event-stream' },
+        errors: [401, 403, 404],
+      }),
+      async (request, reply) => streamConversation(reply, live, session(request), lastEventId(request.headers['last-event-id'])),
     );
 
     app.post(
