@@ -489,7 +489,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     if (pageMode) document.documentElement.lang = lang; // the hosted page is the widget's own
   }
 
-  const state = { session: null, ready: null, busy: false, watch: 0 };
+  const state = { session: null, ready: null, busy: false, live: null };
   const saved = loadSaved();
   // A returning visitor's saved agent language, else the one the page names (the hosted page does), else auto.
   setLanguage((saved && saved.chatbot && saved.chatbot.language) || script.getAttribute('data-language'));
@@ -720,6 +720,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
         state.session = session;
         renderHeader(session);
         renderTranscript(session, loaded.messages);
+        follow(session);
         return;
       }
       if (![401, 403, 404, 409, 410].includes(loaded.status)) throw new Error(t('loadFailed'));
@@ -729,6 +730,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     state.session = session;
     renderHeader(session);
     renderTranscript(session, []);
+    follow(session);
   }
   function ensureConnected() {
     if (!state.ready) {
@@ -742,6 +744,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     return state.ready;
   }
   function startOver() {
+    unfollow();
     save(null);
     state.session = null;
     state.ready = null;
@@ -764,12 +767,17 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         let type = 'message';
+        let id = null;
+        let retry = 0;
         const data = [];
         block.split('\n').forEach((line) => {
           if (line.startsWith('event:')) type = line.slice(6).trim();
           else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+          else if (line.startsWith('id:')) id = line.slice(3).trim();
+          else if (line.startsWith('retry:')) retry = Number(line.slice(6).trim()) || 0;
         });
-        if (data.length) onEvent(type, data.join('\n'));
+        if (data.length) onEvent(type, data.join('\n'), id, retry);
+        else if (retry) onEvent('retry', '', null, retry);
       }
     }
   }
@@ -799,7 +807,6 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   async function send(text) {
     if (state.busy) return;
     clearStatus();
-    clearInterval(state.watch);
     setBusy(true);
     let mine = null;
     let bubble = null;
@@ -858,9 +865,9 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       });
       if (!replied) {
         bubble.remove();
-        // The question is stored and its answer is owed (a delayed answer, or a person answering): look for it.
+        // The question is stored and its answer is owed (a delayed answer, or a person answering): the live
+        // stream brings it.
         if (failed) addMessage('note', t('late'));
-        watchForAnswer();
       }
     } catch (error) {
       if (bubble) bubble.remove();
@@ -896,8 +903,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       state.session.handoff_requested = true;
       save(state.session);
       if (body.reply) finishReply(addMessage('assistant', ''), body.reply);
-      else addMessage('note', t('handoffSent'));
-      watchForAnswer(); // a person's answer comes later
+      else addMessage('note', t('handoffSent')); // a person's answer comes later, through the live stream
     } catch (error) {
       handoffButton.disabled = false;
       if (state.session) showStatus(error instanceof TypeError ? t('offline') : t('failed'));
@@ -905,19 +911,63 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       setBusy(false);
     }
   }
-  function watchForAnswer() {
-    clearInterval(state.watch);
-    const known = transcript.querySelectorAll('[data-message-id]').length;
-    let checks = 0;
-    state.watch = setInterval(async () => {
-      if (++checks > 45) clearInterval(state.watch);
-      if (panel.hidden || state.busy) return;
-      const loaded = await loadTranscript(state.session).catch(() => null);
-      if (loaded && loaded.status === 200 && loaded.messages.length > known && !state.busy) {
-        clearInterval(state.watch);
-        renderTranscript(state.session, loaded.messages);
+  // ---- live: the conversation's events (an operator's reply, a late answer, the conversation closing) ----
+  function shown(message) {
+    return Boolean(transcript.querySelector('[data-message-id="' + String(message.id).replace(/["\\]/g, '') + '"]'));
+  }
+  /** A message from the live stream, unless it is on screen already or the exchange in flight shows it. */
+  function liveMessage(message) {
+    if (!message || !message.id || shown(message)) return;
+    if (state.busy && (message.role === 'user' || message.role === 'assistant')) return;
+    if (message.role === 'assistant') finishReply(addMessage('assistant', ''), message);
+    else addMessage(message.role === 'user' ? 'user' : 'operator', message.content, message);
+  }
+  function liveConversation(conversation) {
+    if (conversation && conversation.status === 'closed') {
+      unfollow();
+      showStatus(t('ended'), { label: t('restart'), run: startOver });
+    }
+  }
+  /** Follows the conversation over server-sent events, reconnecting by itself with the last event's id. */
+  function follow(session) {
+    unfollow();
+    const live = { abort: new AbortController(), lastId: null, retryMs: 2000, timer: 0 };
+    state.live = live;
+    const run = async () => {
+      let fresh = live.lastId === null;
+      try {
+        const response = await fetch(api('widget/v1/conversations/' + encodeURIComponent(session.conversation_id) + '/events'), {
+          headers: Object.assign({ accept: 'text/event-stream', authorization: 'Bearer ' + session.visitor_token }, live.lastId ? { 'last-event-id': live.lastId } : {}),
+          signal: live.abort.signal,
+        });
+        // The conversation is gone or the site is not allowed: nothing to follow.
+        if ([401, 403, 404, 410].includes(response.status)) return;
+        if (response.ok) {
+          await readEvents(response, (type, data, id, retry) => {
+            if (retry) live.retryMs = retry;
+            if (id) live.lastId = id;
+            const payload = parse(data);
+            if (type === 'message') liveMessage(payload);
+            else if (type === 'conversation') liveConversation(payload);
+            else if (type === 'ready' && fresh) {
+              // What happened between loading the transcript and this stream opening.
+              fresh = false;
+              loadTranscript(session).then((loaded) => loaded.status === 200 && loaded.messages.forEach(liveMessage), () => undefined);
+            }
+          });
+        }
+      } catch {
+        // Offline or aborted: retried below unless stopped.
       }
-    }, 4000);
+      if (state.live === live && !live.abort.signal.aborted) live.timer = setTimeout(run, live.retryMs);
+    };
+    run();
+  }
+  function unfollow() {
+    if (!state.live) return;
+    state.live.abort.abort();
+    clearTimeout(state.live.timer);
+    state.live = null;
   }
 
   // ---- the lead form ----
