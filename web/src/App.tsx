@@ -12,6 +12,7 @@ import { Home } from './pages/Home';
 import { Leads } from './pages/Leads';
 import { Members } from './pages/Members';
 import { Settings } from './pages/Settings';
+import { disconnectLive, useUnread } from './live';
 import { Link, navigate, usePath } from './router';
 import { SessionContext, type Session } from './session';
 
@@ -42,15 +43,23 @@ function Page({ path }: { path: string }) {
   }
 }
 
+/** How many conversations got visitor messages since they were last opened (live). */
+function UnreadCount() {
+  const count = useUnread().size;
+  return count > 0 ? <span className="count" aria-label={`${count} with new messages`}>{count}</span> : null;
+}
+
 function Shell({ session, reload }: { session: Session; reload: () => Promise<void> }) {
   const path = usePath();
   async function switchTo(workspaceId: string) {
     await api('POST', '/session/workspace', { workspace_id: workspaceId });
+    disconnectLive();
     await reload();
     navigate('/');
   }
   async function signOut() {
     await api('POST', '/signout');
+    disconnectLive();
     await reload();
     navigate('/signin');
   }
@@ -79,7 +88,12 @@ function Shell({ session, reload }: { session: Session; reload: () => Promise<vo
           <ul>
             <li><Link to="/">Home</Link></li>
             <li><Link to="/agents">Agents</Link></li>
-            <li><Link to="/conversations">Conversations</Link></li>
+            <li>
+              <Link to="/conversations">
+                Conversations
+                <UnreadCount />
+              </Link>
+            </li>
             <li><Link to="/leads">Leads</Link></li>
             <li><Link to="/analytics">Analytics</Link></li>
             <li><Link to="/settings">Settings</Link></li>

@@ -1,5 +1,6 @@
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { api, dayEnd, dayStart, query, when } from '../api';
+import { markRead, useLiveReload, useUnread, type LiveEvent } from '../live';
 import { Link } from '../router';
 import type { Agent, Conversation, Message, Page } from '../types';
 import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
@@ -69,6 +70,9 @@ export function Conversations() {
       ),
     [filters, cursor],
   );
+  // New conversations, new messages and handoffs show up as they happen.
+  useLiveReload((event) => event.type.startsWith('conversation.') || event.type === 'message.created', list.reload);
+  const unread = useUnread();
   const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
   const setFilter = (changes: Partial<typeof filters>) => {
     setCursor(null);
@@ -133,6 +137,7 @@ export function Conversations() {
               <tr key={c.id}>
                 <td>
                   <Link to={`/conversations/${c.id}`}>{c.visitor.name || c.visitor.email || 'Visitor'}</Link>
+                  {unread.get(c.id) ? <span className="count" aria-label={`${unread.get(c.id)} new`}>{unread.get(c.id)}</span> : null}
                 </td>
                 <td>{names.get(c.chatbot_id) ?? c.chatbot_id}</td>
                 <td>
@@ -166,6 +171,10 @@ export function ConversationDetail({ id }: { id: string }) {
     conversation.reload();
     messages.reload();
   };
+  // The visitor's messages, the agent's answers and status changes appear as they happen.
+  useLiveReload((event: LiveEvent) => (event.type === 'message.created' ? event.data.conversation_id === id : event.type === 'conversation.updated' && event.data.id === id), refresh);
+  const unread = useUnread();
+  useEffect(() => markRead(id), [id, unread]);
   async function send(event: FormEvent) {
     event.preventDefault();
     if (await action.run(() => api('POST', `/conversations/${id}/messages`, { content: reply }))) {

@@ -1,0 +1,87 @@
+import { useEffect, useRef, useSyncExternalStore } from 'react';
+
+/** A workspace event as the dashboard's stream (GET /app/api/events) sends it. */
+export interface LiveEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+const TYPES = ['conversation.created', 'conversation.updated', 'message.created', 'lead.created', 'lead.updated', 'chatbot.created', 'chatbot.updated', 'source.synced'];
+
+type Listener = (event: LiveEvent) => void;
+const listeners = new Set<Listener>();
+let source: EventSource | null = null;
+
+// Visitor messages that arrived live, per conversation, until that conversation is opened.
+let unread = new Map<string, number>();
+const unreadWatchers = new Set<() => void>();
+const changed = () => unreadWatchers.forEach((watch) => watch());
+
+function heard(event: LiveEvent): void {
+  if (event.type === 'message.created' && event.data.role === 'user' && typeof event.data.conversation_id === 'string') {
+    unread = new Map(unread).set(event.data.conversation_id, (unread.get(event.data.conversation_id) ?? 0) + 1);
+    changed();
+  }
+  listeners.forEach((listener) => listener(event));
+}
+
+/** One stream for the whole app; the browser reconnects it by itself, resuming with Last-Event-ID. */
+function connect(): void {
+  if (source && source.readyState !== EventSource.CLOSED) return;
+  source = new EventSource('/app/api/events');
+  for (const type of TYPES) {
+    source.addEventListener(type, (message) => heard(JSON.parse((message as MessageEvent<string>).data) as LiveEvent));
+  }
+}
+
+/** Closes the stream (signing out, switching workspace) and forgets what was unread. */
+export function disconnectLive(): void {
+  source?.close();
+  source = null;
+  unread = new Map();
+  changed();
+}
+
+/** Calls `onEvent` with every event of the workspace while the component is mounted. */
+export function useLiveEvents(onEvent: Listener): void {
+  const latest = useRef(onEvent);
+  latest.current = onEvent;
+  useEffect(() => {
+    connect();
+    const listener: Listener = (event) => latest.current(event);
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  }, []);
+}
+
+/** Calls `reload` once shortly after a burst of events that `concerns` (so ten messages cost one request). */
+export function useLiveReload(concerns: (event: LiveEvent) => boolean, reload: () => void): void {
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  useLiveEvents((event) => {
+    if (!concerns(event)) return;
+    window.clearTimeout(timer.current);
+    timer.current = window.setTimeout(reload, 200);
+  });
+}
+
+/** Live visitor messages not yet seen, per conversation. */
+export function useUnread(): ReadonlyMap<string, number> {
+  return useSyncExternalStore(
+    (watch) => {
+      unreadWatchers.add(watch);
+      return () => void unreadWatchers.delete(watch);
+    },
+    () => unread,
+  );
+}
+
+/** The conversation is open on screen: its messages are read. */
+export function markRead(conversationId: string): void {
+  if (!unread.has(conversationId)) return;
+  unread = new Map(unread);
+  unread.delete(conversationId);
+  changed();
+}
