@@ -52,3 +52,40 @@ describe('knowledge analyzer', () => {
     expect(queryWords('hello, what do you do?')).toEqual([]);
   });
 });
+
+describe('knowledge analyzer: language and words of real pages (issue 31)', () => {
+  it('reads the language of the prose, not of the symbols around it', () => {
+    // Table rules and a site name after "|" read as Hindi to the detector: the page stayed unstemmed.
+    expect(detectLanguage('Rental prices | Example Cycles\nBike | Half-day | Day\nCity bike | £12 | £18\nA week costs the same as five days. Bikes are due back by 17:30.')).toBe('en');
+    expect(detectLanguage('Sorties scolaires | Example Cycles\nNous accueillons les classes en voyage scolaire : un adulte pour six élèves.')).toBe('fr');
+  });
+
+  it('takes a text a good share of whose words are one language\'s stopwords for that language, and no other', () => {
+    // The detector reads this short answer as Romanian.
+    expect(detectLanguage('Is there a loyalty card?\n\nYes: the Example stamp card gives you a free basic tune-up after five paid services or rentals of a day or more.')).toBe('en');
+    // An Italian text is a third Spanish stopwords, and about as much French: it stays of no known language.
+    expect(detectLanguage('Il negozio è aperto dal lunedì al sabato, e la domenica solo la mattina per le riparazioni.')).toBe('other');
+  });
+
+  it('makes one word of a lone letter hyphenated to a word', () => {
+    expect(wordsOf('E-bikes, e-mail and T-shirts')).toEqual(['ebikes', 'email', 'and', 'tshirts']);
+    // Not a letter inside a hyphenated phrase: "a-t-il" stays its three pieces.
+    expect(wordsOf('y a-t-il un parking ?')).toEqual(['y', 'a', 't', 'il', 'un', 'parking']);
+  });
+
+  it('never stems a word down to a stopword, at indexing or in a question', () => {
+    // A question's stems that are stopwords are left out ("paris" as Portuguese is "par"), so a chunk keeps such a word whole.
+    const paris = queryWords('Avez-vous une boutique à Paris ?').find((word) => word.word === 'paris');
+    expect(paris?.terms).not.toContain('par');
+    expect(indexTerms('The ups and downs of the coast road', 'en')).toBe('ups downs coast road');
+    expect(queryWords('ups and downs').flatMap((word) => word.terms)).toEqual(expect.arrayContaining(['ups', 'downs']));
+  });
+
+  it('marks the capitalised words inside a sentence as names, except in German', () => {
+    const names = (question: string) => queryWords(question).filter((word) => word.name).map((word) => word.word);
+    expect(names('Do you have a shop in London?')).toEqual(['london']);
+    expect(names('¿Tenéis una tienda en Madrid? Gracias')).toEqual(['madrid']);
+    expect(names('Harbourside opening hours?')).toEqual([]);
+    expect(names('Haben Sie eine Filiale in Berlin?')).toEqual([]);
+  });
+});

@@ -160,6 +160,41 @@ describe('knowledge chunks: retrieval', () => {
   });
 });
 
+describe('knowledge chunks: ranking words, not spellings (issue 31)', () => {
+  it('ranks a chunk holding two of the question\'s words side by side above one holding them apart', async () => {
+    const bot = await agent([
+      ...ENGLISH,
+      { title: 'Workshop', content: 'Our mechanics do every kind of job on any bike, from a puncture to a full service with new bearings, cables and brake pads, checked twice.' },
+      { title: 'Help desk', content: 'Service desk: call us. Full refunds on returns.' },
+    ]);
+    expect((await titles(bot.id, 'How much is a full service?'))[0]).toBe('Workshop');
+  });
+
+  it('weighs a word the same whatever language its chunk stems it in', async () => {
+    // "Lucía" is "lucia" in the English chunk and "luc" in the Spanish ones: the rarer spelling is no rarer word.
+    const bot = await agent([
+      { title: 'Our team', content: 'Lucía guides our walking tours of the old harbour and the cliffs, in Spanish and in English, every weekend from April to October.' },
+      { title: 'Guía', content: 'Lucía es nuestra guía de Valencia.' },
+      { title: 'Ruta de los faros', content: 'Una ruta guiada por Lucía a los tres faros de la costa norte, los domingos.' },
+      { title: 'Contacto', content: 'Escribe a Lucía por WhatsApp para reservar una ruta en grupo.' },
+    ]);
+    expect((await titles(bot.id, '¿Quién es Lucía?'))[0]).toBe('Guía');
+  });
+
+  it('takes a name for a name, not for a misspelling of a word the knowledge uses', async () => {
+    const bot = await agent([{ title: 'Spare parts', content: 'We stock spare parts for every bike we sell.' }]);
+    expect(await titles(bot.id, 'Do you have a shop in Paris?')).toEqual([]);
+    expect(await titles(bot.id, 'do you have paris for my bike')).toEqual(['Spare parts']);
+  });
+
+  it('says which question word each matched term stands for', async () => {
+    const bot = await agent([{ title: 'Alquiler', content: 'Alquilamos bicicletas eléctricas por días, con casco y candado.' }]);
+    const [hit] = await knowledgeChunks.search(db, tenant.workspaceId, bot.id, '¿Alquiláis bicicletas eléctricas?', 5);
+    // The word as compared (folded), whatever the term.
+    expect(hit?.matched.map(({ term, word }) => ({ term, word }))).toEqual(expect.arrayContaining([{ term: 'electr', word: 'electricas' }, { term: 'biciclet', word: 'bicicletas' }]));
+  });
+});
+
 describe('knowledge chunks: deletion', () => {
   it('removes a document, a source or an agent from retrieval, and their words from its vocabulary', async () => {
     const bot = await makeChatbot(tenant);

@@ -52,7 +52,7 @@ describe('composed answers', () => {
 
   it('quotes the sentences that hold the question, with their document as the source', () => {
     const content = 'Our fleet has city bikes, tandems and e-bikes. A tandem costs £30 a day. Helmets are free with every rental. Late returns cost £10 an hour.';
-    const answer = composeAnswer('How much is a tandem?', [hit({ content, matched: [{ term: 'tandem', idf: 3 }] })]);
+    const answer = composeAnswer('How much is a tandem?', [hit({ content, matched: [{ term: 'tandem', word: 'tandem', idf: 3 }] })]);
     expect(answer?.content).toContain('A tandem costs £30 a day.');
     expect(answer?.content).not.toContain('Late returns');
     expect(answer?.sources).toEqual([{ source_id: 'src_1', document_id: 'doc_1', title: 'Rental prices', url: 'https://example.com/rentals' }]);
@@ -60,23 +60,23 @@ describe('composed answers', () => {
 
   it('prefers the sentence with a figure when the question asks for one', () => {
     const content = 'The Coastal Loop is our classic morning ride. The Coastal Loop costs £25 per person.';
-    expect(composeAnswer('How much is the Coastal Loop?', [hit({ content, matched: [{ term: 'coastal', idf: 2 }, { term: 'loop', idf: 2 }] })])?.content)
+    expect(composeAnswer('How much is the Coastal Loop?', [hit({ content, matched: [{ term: 'coastal', word: 'coastal', idf: 2 }, { term: 'loop', word: 'loop', idf: 2 }] })])?.content)
       .toBe('The Coastal Loop costs £25 per person.');
   });
 
   it('answers a Q&A chunk with its answer, not its question', () => {
-    const qa = hit({ title: 'Can I bring my dog?', content: 'Can I bring my dog?\n\nDogs on a lead are welcome inside.', matched: [{ term: 'dog', idf: 2 }] });
+    const qa = hit({ title: 'Can I bring my dog?', content: 'Can I bring my dog?\n\nDogs on a lead are welcome inside.', matched: [{ term: 'dog', word: 'dog', idf: 2 }] });
     expect(composeAnswer('Can I bring my dog?', [qa])?.content).toBe('Dogs on a lead are welcome inside.');
   });
 
   it('declines when the best chunk holds too little of the question', () => {
-    expect(composeAnswer('Do you rent kayaks?', [hit({ content: 'We rent bikes by the day.', confidence: MIN_CONFIDENCE - 0.01, matched: [{ term: 'rent', idf: 1 }] })])).toBeNull();
+    expect(composeAnswer('Do you rent kayaks?', [hit({ content: 'We rent bikes by the day.', confidence: MIN_CONFIDENCE - 0.01, matched: [{ term: 'rent', word: 'rent', idf: 1 }] })])).toBeNull();
     expect(composeAnswer('Anything?', [])).toBeNull();
   });
 
   it('answers on less of the question with a sentence holding the kind of fact asked for, and on no less without one', () => {
     const content = 'The Coastal Loop is our classic morning ride.\n- Price: £49 per person.';
-    const loop = hit({ content, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND + 0.01, matched: [{ term: 'loop', idf: 2 }] });
+    const loop = hit({ content, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND + 0.01, matched: [{ term: 'loop', word: 'loop', idf: 2 }] });
     expect(composeAnswer('How much does the loop cost me?', [loop])?.content).toBe('Price: £49 per person.');
     expect(composeAnswer('Is the loop hilly?', [loop])).toBeNull();
     expect(composeAnswer('How much does the loop cost me?', [{ ...loop, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND - 0.01 }])).toBeNull();
@@ -91,12 +91,12 @@ describe('composed answers', () => {
     ]);
     // A Markdown table's rule row is no row.
     expect(sentencesOf('| Bread | Price |\n|---|---|\n| Baguette | 1.40 EUR |')).toEqual(['| Bread | Price |\n| --- | --- |\n| Baguette | 1.40 EUR |']);
-    const answer = composeAnswer('How much is a tandem for a day?', [hit({ content, matched: [{ term: 'tandem', idf: 3 }, { term: 'day', idf: 0.5 }] })]);
+    const answer = composeAnswer('How much is a tandem for a day?', [hit({ content, matched: [{ term: 'tandem', word: 'tandem', idf: 3 }, { term: 'day', word: 'day', idf: 0.5 }] })]);
     expect(answer?.content).toBe('| Bike | Half-day | Day |\n| --- | --- | --- |\n| Tandem | £28 | £40 |');
   });
 
   it('lets the next sentence complete an answer only where it goes on from it: not a heading, nor prose after a list', () => {
-    const matched = [{ term: 'sunday', idf: 3 }];
+    const matched = [{ term: 'sunday', word: 'sunday', idf: 3 }];
     expect(composeAnswer('Are you open on Sunday?', [hit({ content: 'Opening hours\n- Sunday: 10:00 to 16:00\n\nTours leave from the bench outside.', matched })])?.content)
       .toBe('Sunday: 10:00 to 16:00');
     expect(composeAnswer('Are you open on Sunday?', [hit({ content: 'On Sunday we open late.\nParking\nThe car park is free.', matched })])?.content)
@@ -110,6 +110,31 @@ describe('composed answers', () => {
     expect(joinParts(['Opening hours:', '- Monday: closed', '- Sunday: 10:00 to 16:00'])).toBe('Opening hours:\n- Monday: closed\n- Sunday: 10:00 to 16:00');
     expect(joinParts(['We open at nine.', 'We close at six.'])).toBe('We open at nine. We close at six.');
     expect(joinParts(['Prices:', '| A | B |\n| --- | --- |\n| 1 | 2 |'])).toBe('Prices:\n\n| A | B |\n| --- | --- |\n| 1 | 2 |');
+  });
+});
+
+describe('composed answers: what the question names, and where a sentence stands (issue 31)', () => {
+  const term = (word: string, stem = word, idf = 3) => ({ term: stem, word, idf });
+
+  it('declines a question about an offer that no chunk names, however much else of it one holds', () => {
+    const bikes = hit({ language: 'fr', content: 'Louez un vélo électrique pour trois mois : 240 £ par mois.', confidence: 0.6, matched: [term('louez'), term('electriques', 'electr')] });
+    expect(composeAnswer('Louez-vous des trottinettes électriques ?', [bikes])).toBeNull();
+    const scooters = { ...bikes, content: 'Louez une trottinette électrique : 20 £ par jour.', matched: [...bikes.matched, term('trottinettes', 'trottinet')] };
+    expect(composeAnswer('Louez-vous des trottinettes électriques ?', [scooters])?.content).toBe('Louez une trottinette électrique : 20 £ par jour.');
+  });
+
+  it('answers a question about an offer from a chunk naming it on less of the question\'s other words', () => {
+    const trailers = hit({ content: 'We rent Chariot trailers for two children (£15 a day).', confidence: MIN_CONFIDENCE_FOR_ASKED_KIND + 0.01, matched: [term('trailers', 'trailer'), term('children')] });
+    expect(composeAnswer('Do you have trailers to pull small children behind a bike?', [trailers])?.content).toBe('We rent Chariot trailers for two children (£15 a day).');
+    // The same chunk, for a question that names nothing it offers, holds too little of it.
+    expect(composeAnswer('Are trailers safe for small children behind a bike?', [trailers])).toBeNull();
+  });
+
+  it('reads a sentence under its page\'s title and headings', () => {
+    const words = [term('old', 'old', 0.5), term('town', 'town', 1.7), term('workshop', 'workshop', 1.8), term('open', 'open', 2.2), term('mondays', 'mondai', 3.1)];
+    const holiday = hit({ title: 'Holiday opening times', content: 'On Easter Monday the harbour shop opens from 10:00 and the Old Town workshop is closed.', matched: words });
+    const workshop = hit({ title: 'Old Town workshop: opening hours', content: '- Tuesday to Saturday: 9:00 to 18:00\n- Closed on Sundays and Mondays', matched: words });
+    expect(composeAnswer('Is the Old Town workshop open on Mondays?', [workshop, holiday])?.content).toBe('Closed on Sundays and Mondays');
   });
 });
 

@@ -12,7 +12,8 @@ import { detectAll } from 'tinyld';
 
 /** The languages whose words are stemmed; anything else is `other` (lowercased and folded, not stemmed). */
 export type Language = 'en' | 'es' | 'fr' | 'de' | 'pt' | 'other';
-type Stemmed = Exclude<Language, 'other'>;
+/** The five languages with a stemmer and stopwords. */
+export type Stemmed = Exclude<Language, 'other'>;
 
 export const STEMMED_LANGUAGES: readonly Stemmed[] = ['en', 'es', 'fr', 'de', 'pt'];
 
@@ -43,14 +44,28 @@ const MAX_QUERY_WORDS = 32;
 // Below this many letters the detector guesses; the text is then treated as of no known language.
 const MIN_DETECTABLE_LETTERS = 12;
 const DETECTION_SAMPLE = 300;
+// Symbols, digits and table rules say nothing of a language and mislead the detector ("a | b" reads as Hindi).
+const NOT_PROSE = /[^\p{L}\p{M}\s.,;:!?¿¡'’()-]+/gu;
+// A text this many words long, this share of them stopwords of one language, is in that language (byStopwords).
+const MIN_STOPWORD_EVIDENCE = 6;
+const STOPWORD_SHARE = 0.2;
+const STOPWORD_MARGIN = 3;
+
+// A lone letter hyphenated to a word makes one word with it: "e-bike" is "ebike" (as often typed), "e-mail" "email".
+const LETTER_PREFIX = /(?<![\p{L}\p{M}\p{N}-])(\p{L})-(?=\p{L}{2})/gu;
 
 /**
  * The words of a text: NFKC-normalised, lowercased runs of letters (with their marks) and digits. Anything
  * else separates words (apostrophes too: "l'adresse" is "l" + "adresse"), so no punctuation, quote or
- * operator of any query language survives.
+ * operator of any query language survives. A single letter hyphenated to a word is its prefix ("e-bike": "ebike").
  */
 export function wordsOf(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
+  return writtenWords(text.toLowerCase());
+}
+
+/** The words of a text as wordsOf cuts them, as written (case kept). */
+export function writtenWords(text: string): string[] {
+  return text.normalize('NFKC').replace(LETTER_PREFIX, '$1').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
 }
 
 /** The language of a text among the five stemmed ones, or `other` (another language, or too little text to tell). */
@@ -58,8 +73,26 @@ export function detectLanguage(text: string): Language {
   const letters = text.match(/\p{L}/gu)?.length ?? 0;
   if (letters < MIN_DETECTABLE_LETTERS) return 'other';
   // The opening of a long text tells its language as well as the whole, at a fraction of the cost.
-  const best = detectAll(text.length > DETECTION_SAMPLE ? text.slice(0, DETECTION_SAMPLE) : text)[0]?.lang;
-  return (STEMMED_LANGUAGES as readonly string[]).includes(best ?? '') ? (best as Stemmed) : 'other';
+  const prose = text.slice(0, DETECTION_SAMPLE * 4).replace(NOT_PROSE, ' ').replace(/\s+/g, ' ').slice(0, DETECTION_SAMPLE);
+  const best = detectAll(prose)[0]?.lang;
+  if ((STEMMED_LANGUAGES as readonly string[]).includes(best ?? '')) return best as Stemmed;
+  return byStopwords(prose) ?? 'other';
+}
+
+/**
+ * The one of the five languages whose stopwords make up a good share of a text's words, if any. The detector
+ * reads letter sequences, and a short text full of names ("12 Quay Street, Port Elwen…") can look Romanian or
+ * Vietnamese to it; a text a fifth of whose words are "the", "of", "you"… (and few of another language's) is
+ * English all the same.
+ */
+function byStopwords(text: string): Stemmed | null {
+  const words = wordsOf(text);
+  if (words.length < MIN_STOPWORD_EVIDENCE) return null;
+  const counts = STEMMED_LANGUAGES.map((language) => ({ language, count: words.filter((word) => STOPWORDS[language].has(word)).length }))
+    .sort((a, b) => b.count - a.count);
+  const [first, second] = counts as [typeof counts[0], typeof counts[0]];
+  // Neighbours share stopwords ("la", "de", "per"): an Italian text is a third Spanish stopwords, and about as much French.
+  return first.count >= words.length * STOPWORD_SHARE && first.count >= second.count * STOPWORD_MARGIN ? first.language : null;
 }
 
 // One letter says nothing (a digit or an ideograph may: "5", "店").
@@ -67,14 +100,20 @@ function meaningful(word: string): boolean {
   return word.length <= MAX_WORD_LENGTH && (word.length > 1 || /[\p{N}\p{Script=Han}]/u.test(word));
 }
 
-function isStopword(word: string, languages: readonly Stemmed[]): boolean {
+/** Whether a (lowercased) word is a stopword of one of the languages. */
+export function isStopword(word: string, languages: readonly Stemmed[]): boolean {
   return languages.some((language) => STOPWORDS[language].has(word));
 }
 
-/** The index term of one word: stemmed (words with digits are codes: kept whole), then folded. */
+/**
+ * The index term of one word: stemmed (words with digits are codes: kept whole), then folded. A word the
+ * stemmer would cut down to a stopword of the language keeps its own form ("downs" is not "down"), as a
+ * question's word does (queryWords).
+ */
 export function termOf(word: string, language: Language): string {
-  const stemmed = language === 'other' || /\p{N}/u.test(word) ? word : STEMMERS[language](word);
-  return fold(stemmed);
+  if (language === 'other' || /\p{N}/u.test(word)) return fold(word);
+  const stemmed = STEMMERS[language](word);
+  return fold(stemmed !== word && isStopword(stemmed, [language]) ? word : stemmed);
 }
 
 /** The index text of a chunk: lowercased, diacritics folded, stopwords dropped, stemmed in its language. */
@@ -105,23 +144,40 @@ export interface QueryWord {
   /** Lowercased as written (accents kept): what is stemmed. */
   raw: string;
   terms: string[];
+  /** Capitalised inside a sentence ("Paris", "MIPS"): a name, which is not a misspelling of a common word. */
+  name: boolean;
+}
+
+// A capitalised word not at the start of a sentence (after an opening mark or quote, if any).
+const NAME = /(?<![.!?¿¡]\s*["'“«(]?\s*|^\s*["'“«(]?\s*)(?<![\p{L}\p{M}\p{N}-])\p{Lu}[\p{L}\p{M}\p{N}]*/gu;
+
+/** The folded, lowercased words written as names in a text; none in German, where every noun is capitalised. */
+function namesOf(text: string, language: Language): Set<string> {
+  if (language === 'de') return new Set();
+  return new Set([...text.normalize('NFKC').matchAll(NAME)].map((match) => fold(match[0].toLowerCase())));
 }
 
 /**
  * The searchable words of a visitor's question. A short question's language is uncertain, so each word is
- * stemmed in all five languages (a stem that no chunk holds simply matches nothing); stopwords are those of
- * the detected language and English, or of all five when the language is unknown.
+ * stemmed in all five languages (a stem that no chunk holds simply matches nothing; one that is a stopword is
+ * left out); stopwords are those of the detected language and English, or of all five when the language is
+ * unknown.
  */
 export function queryWords(question: string): QueryWord[] {
   const detected = detectLanguage(question);
   const stopLanguages: readonly Stemmed[] = detected === 'other' ? STEMMED_LANGUAGES : detected === 'en' ? ['en'] : [detected, 'en'];
+  const names = namesOf(question, detected);
   const result = new Map<string, QueryWord>();
   for (const word of wordsOf(question)) {
     const folded = fold(word);
     if (!meaningful(word) || isStopword(word, stopLanguages) || isStopword(folded, stopLanguages) || result.has(folded)) continue;
     const terms = new Set([folded]);
-    if (!/\p{N}/u.test(word)) for (const language of STEMMED_LANGUAGES) terms.add(termOf(word, language));
-    result.set(folded, { word: folded, raw: word, terms: [...terms] });
+    // A stem that is a stopword of one of the languages ("paris" as Portuguese: "par") would match that word's kin, not it.
+    if (!/\p{N}/u.test(word)) for (const language of STEMMED_LANGUAGES) {
+      const term = termOf(word, language);
+      if (!isStopword(term, STEMMED_LANGUAGES)) terms.add(term);
+    }
+    result.set(folded, { word: folded, raw: word, terms: [...terms], name: names.has(folded) });
     if (result.size === MAX_QUERY_WORDS) break;
   }
   return [...result.values()];

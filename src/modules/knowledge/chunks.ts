@@ -36,8 +36,11 @@ export interface KnowledgeHit {
    * (a chunk found by its vector alone).
    */
   confidence: number;
-  /** The index terms of the question the chunk holds, with their weight (what an answer's sentences are picked by). */
-  matched: { term: string; idf: number }[];
+  /**
+   * The index terms of the question the chunk holds, with their weight (what an answer's sentences are picked
+   * by) and the question word (folded) each stands for.
+   */
+  matched: { term: string; word: string; idf: number }[];
 }
 
 const INSERT_BATCH = 100;
@@ -91,17 +94,62 @@ function termFrequencies(row: { title_terms: string; terms: string }): { tf: Map
   return { tf, length };
 }
 
-/** BM25F scores of the candidates for the question's terms; lengths are normalised by the candidates' mean length. */
-function bm25f(candidates: readonly { title_terms: string; terms: string }[], terms: readonly WeightedTerm[]): number[] {
+/** A question word as ranking weighs it: the terms that stand for it, and one IDF for them all. */
+type RankedWord = { terms: string[]; idf: number };
+
+/**
+ * The question's words for ranking. A word is one unit whatever term a chunk holds it by: "Lucía" is "luc" in a
+ * Spanish chunk and "lucia" in an English one, and the rarer spelling must not weigh more than the word (its IDF
+ * counts the chunks holding any of its terms).
+ */
+function rankedWords(words: readonly QueryWord[], corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, chunkCounts: ReadonlyMap<string, number>, agentChunks: number): RankedWord[] {
+  return words.flatMap((word) => {
+    const terms = [...new Set([...word.terms, ...(corrections.get(word.word)?.keys() ?? [])])].filter((term) => chunkCounts.has(term));
+    if (terms.length === 0) return [];
+    const docs = Math.min(agentChunks, terms.reduce((sum, term) => sum + chunkCounts.get(term)!, 0));
+    return [{ terms, idf: Math.log(1 + (Math.max(agentChunks, docs) - docs + 0.5) / (docs + 0.5)) }];
+  });
+}
+
+/** BM25F scores of the candidates for the question's words; lengths are normalised by the candidates' mean length. */
+function bm25f(candidates: readonly { title_terms: string; terms: string }[], words: readonly RankedWord[]): number[] {
   const frequencies = candidates.map(termFrequencies);
   const meanLength = frequencies.reduce((sum, c) => sum + c.length, 0) / Math.max(frequencies.length, 1) || 1;
   return frequencies.map(({ tf, length }) => {
     let score = 0;
-    for (const { term, idf } of terms) {
-      const f = tf.get(term) ?? 0;
+    for (const { terms, idf } of words) {
+      const f = terms.reduce((sum, term) => sum + (tf.get(term) ?? 0), 0);
       if (f > 0) score += idf * ((f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / meanLength)));
     }
     return score;
+  });
+}
+
+// Two question words found side by side in a chunk ("full service") add this share of their mean weight.
+const PAIR_WEIGHT = 1;
+
+/**
+ * The bonus of each candidate for the question's adjacent word pairs it holds in the same order, side by side
+ * (stopwords apart): a chunk saying "full service" answers "how much is a full service?" better than one that
+ * says "full" here and "service" there, whatever their lengths.
+ */
+function pairBonuses(candidates: readonly { title_terms: string; terms: string }[], words: readonly QueryWord[], idfOf: ReadonlyMap<string, number>): number[] {
+  const pairs: { first: string[]; second: string[]; weight: number }[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const first = words[i]!.terms.filter((term) => idfOf.has(term));
+    const second = words[i + 1]!.terms.filter((term) => idfOf.has(term));
+    if (first.length === 0 || second.length === 0) continue;
+    const weight = (Math.max(...first.map((term) => idfOf.get(term)!)) + Math.max(...second.map((term) => idfOf.get(term)!))) / 2;
+    pairs.push({ first, second, weight });
+  }
+  if (pairs.length === 0) return candidates.map(() => 0);
+  return candidates.map((candidate) => {
+    const adjacent = new Set<string>();
+    for (const text of [candidate.title_terms, candidate.terms]) {
+      const terms = text.split(' ');
+      for (let i = 0; i + 1 < terms.length; i++) adjacent.add(`${terms[i]} ${terms[i + 1]}`);
+    }
+    return pairs.reduce((bonus, pair) => (pair.first.some((a) => pair.second.some((b) => adjacent.has(`${a} ${b}`))) ? bonus + PAIR_WEIGHT * pair.weight : bonus), 0);
   });
 }
 
@@ -145,7 +193,7 @@ function coverage(weights: readonly WordWeight[], held: ReadonlySet<string>, lan
     if (present.length === 0) continue;
 
     found += present.some((term) => own.has(term)) ? idf : idf * CORRECTION_WEIGHT;
-    for (const term of present) matched.push({ term, idf });
+    for (const term of present) matched.push({ term, word, idf });
   }
   return { confidence: total > 0 ? found / total : 0, matched };
 }
@@ -267,7 +315,8 @@ export const knowledgeChunks = {
     const words = queryWords(question);
     if (words.length === 0) return [];
     const known = await vocabulary.known(db, workspaceId, chatbotId, [...new Set(words.flatMap((word) => word.terms))]);
-    const misspelt = words.filter((word) => !word.terms.some((term) => known.has(term))).map((word) => word.word);
+    // A name the knowledge never uses ("Paris") is not a typo of a word it does ("parts").
+    const misspelt = words.filter((word) => !word.name && !word.terms.some((term) => known.has(term))).map((word) => word.word);
     const agentChunks = known.get(CHUNK_COUNT_KEY) ?? 0;
     known.delete(CHUNK_COUNT_KEY);
     const chunkCounts = new Map(known);
@@ -287,7 +336,8 @@ export const knowledgeChunks = {
       .execute();
     let rows = await query(plan.terms, plan.mode);
     if (plan.mode === 'all' && rows.length < limit) rows = await query(plan.terms, 'any');
-    const scores = bm25f(rows, plan.scoring);
+    const pairs = pairBonuses(rows, words, new Map(plan.scoring.map((term) => [term.term, term.idf])));
+    const scores = bm25f(rows, rankedWords(words, corrections, chunkCounts, agentChunks)).map((score, i) => score + pairs[i]!);
     const ranked = rows.map((row, i) => ({ row, score: scores[i]! }))
       .sort((a, b) => b.score - a.score || a.row.position - b.row.position || Number(a.row.id) - Number(b.row.id))
       .slice(0, limit);

@@ -1,4 +1,4 @@
-import { fold } from './analyzer.js';
+import { fold, isStopword, writtenWords, type Stemmed } from './analyzer.js';
 
 /**
  * The frame of a visitor's question: the words that say what kind of answer is wanted ("how much does … cost",
@@ -49,7 +49,7 @@ const NUMBER = `(?:\\d+(?:[.,]\\d+)?|${NUMBER_WORDS})`;
 // What asks for each kind (on the folded, lowercased question), and what holds it (on the folded, lowercased sentence).
 const KINDS: Record<FactKind, { asked: RegExp; held: RegExp }> = {
   price: {
-    asked: /\b(how much|cost|costs|price|prices|fee|fees|charge|pay|cuanto cuesta|cuanto cuestan|cuanto vale|cuanto es|precio|tarifa|combien coute|combien coutent|combien ca coute|prix|tarif|wie viel kostet|was kostet|kosten|preis|quanto custa|quanto e|preco)\b/,
+    asked: /\b(how much|cost|costs|price|prices|fee|fees|(?:you|they|we) charge|charge for|charges|pay|payer|pagar|zahlen|bezahlen|cuanto cuesta|cuanto cuestan|cuanto vale|cuanto es|precio|tarifa|combien coute|combien coutent|combien ca coute|prix|tarif|wie viel kostet|was kostet|kosten|preis|quanto custa|quanto e|preco)\b/,
     held: /[£€$]\s?\d|\d\s?[£€$]|\d\s?(?:eur|euros?|pounds?|gbp|usd)\b|\b(free|gratis|gratuit|gratuite|gratuitement|kostenlos|gratuito)\b/,
   },
   time: {
@@ -58,10 +58,10 @@ const KINDS: Record<FactKind, { asked: RegExp; held: RegExp }> = {
   },
   duration: {
     asked: /\b(how long|how quickly|how soon|lead time|cuanto tiempo|cuanto dura|cuanto tarda|combien de temps|dure|wie lange|dauert|quanto tempo|quanto dura)\b/,
-    held: new RegExp(`\\b${NUMBER}\\s+(?:working\\s+|full\\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?|minutos?|horas?|dias?|semanas?|meses|mes|anos?|heures?|jours?|semaines?|mois|ans|minuten|stunden?|tagen?|wochen?|monaten?|jahren?)\\b|\\b(duration|duracion|duree|dauer|duracao)\\b`),
+    held: new RegExp(`\\b${NUMBER}[\\s-]+(?:working\\s+|full\\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?|minutos?|horas?|dias?|semanas?|meses|mes|anos?|heures?|jours?|semaines?|mois|ans|minuten|stunden?|tagen?|wochen?|monaten?|jahren?)\\b|\\b(duration|duracion|duree|dauer|duracao)\\b`),
   },
   distance: {
-    asked: /\b(how far|how long is|distance|how many (?:km|kilometres|kilometers|miles)|cuantos kilometros|que distancia|combien de kilometres|quelle distance|wie weit|wie viele kilometer|quantos quilometros|que distancia)\b/,
+    asked: /\b(how far|how long is|distance|(?<!price )range|how many (?:km|kilometres|kilometers|miles)|cuantos kilometros|que distancia|combien de kilometres|quelle distance|wie weit|wie viele kilometer|quantos quilometros|que distancia)\b/,
     held: new RegExp(`\\b${NUMBER}\\s?(?:km|kilometres?|kilometers?|miles?|kilometros?|quilometros?|m)\\b`),
   },
   weight: {
@@ -81,11 +81,11 @@ const KINDS: Record<FactKind, { asked: RegExp; held: RegExp }> = {
     held: /\+?\d[\d\s().-]{6,}\d/,
   },
   email: {
-    asked: /\b(e ?mail|email address|correo|courriel|adresse e ?mail|mail adresse)\b/,
+    asked: /\b(e[ -]?mail|email address|correo|courriel|adresse e ?mail|mail adresse)\b/,
     held: /[\w.+-]+@[\w-]+\.[\w.]+/,
   },
   address: {
-    asked: /\b(where|address|located|find you|donde|direccion|ou se trouve|ou etes|adresse|wo |anschrift|onde|endereco)\b/,
+    asked: /\b(where|(?<!mail )address|located|find you|donde|direccion|ou se trouve|ou etes|adresse|wo |anschrift|onde|endereco)\b/,
     held: /\b\d+[a-z]?\s+[\p{L}' ]+\b(street|st|road|rd|lane|avenue|square|quay|calle|rue|strasse|rua)\b|\b[a-z]{1,2}\d{1,2}[a-z]?\s?\d[a-z]{2}\b|\b(street|road|lane|avenue|quay)\b/u,
   },
   size: {
@@ -109,4 +109,58 @@ export function holdsKind(sentence: string, kinds: readonly FactKind[]): boolean
   if (kinds.length === 0) return false;
   const text = folded(sentence);
   return kinds.some((kind) => KINDS[kind].held.test(text));
+}
+
+/**
+ * How a yes/no question about an offer opens, per language, up to its verb: "do you (rent)", "can I (rent)",
+ * "louez-vous", "¿alquiláis", "vocês (alugam)", "vermieten Sie". What follows the verb, past its articles,
+ * names the thing asked about ("Do you rent kayaks?": kayaks).
+ */
+const OFFER_QUESTIONS: { language: Stemmed; opening: RegExp; determiners: ReadonlySet<string>; links: ReadonlySet<string> }[] = [
+  // Not "will you be (open tomorrow)": a state, not an offer.
+  { language: 'en', opening: /^(?:do|does|can|could|will|would|may) (?:you|i|we) (?!be )[\p{L}\p{N}]+ /u,
+    determiners: new Set(['a', 'an', 'the', 'any', 'some', 'my', 'our', 'your']), links: new Set() },
+  { language: 'fr', opening: /^[\p{L}]+-vous /u,
+    determiners: new Set(['des', 'les', 'un', 'une', 'du', 'de', 'la', 'le', 'l', 'd']), links: new Set(['de', 'd', 'en', 'a']) },
+  { language: 'es', opening: /^¿?\s*[\p{L}]+(?:áis|éis|ís) /u,
+    determiners: new Set(['un', 'una', 'unos', 'unas', 'el', 'la', 'los', 'las', 'algun', 'alguna', 'algunos', 'algunas']), links: new Set(['de', 'en']) },
+  { language: 'pt', opening: /^(?:voc[eê]s?|vcs?) [\p{L}]+ /u,
+    determiners: new Set(['um', 'uma', 'uns', 'umas', 'o', 'a', 'os', 'as', 'algum', 'alguma', 'alguns', 'algumas']), links: new Set(['de', 'em']) },
+  { language: 'de', opening: /^[\p{L}]+ (?:sie|ihr|du) /u,
+    determiners: new Set(['ein', 'eine', 'einen', 'einem', 'den', 'die', 'das', 'der', 'dem', 'auch']), links: new Set(['in', 'aus', 'mit']) },
+];
+
+/**
+ * The words naming what a yes/no question about an offer asks for ("Louez-vous des trottinettes électriques ?":
+ * trottinettes, electriques; "¿Organizáis rutas en kayak?": rutas, kayak), folded; none for other questions.
+ * A text that does not name that thing does not answer the question, however much else of it it holds:
+ * "we rent electric bikes" does not say whether electric scooters are for rent. Frame words ("old") are left
+ * out; the noun phrase ends at its first stopword, or at the second where it goes on with a preposition of the
+ * language's own ("cours de surf", "boutique à Paris").
+ */
+export function askedObject(question: string): string[] {
+  const asWritten = question.normalize('NFKC').trim().replace(/\s+/g, ' ');
+  const text = asWritten.toLowerCase();
+  const shape = OFFER_QUESTIONS.find((candidate) => candidate.opening.test(text));
+  if (!shape) return [];
+  const rest = asWritten.slice(text.match(shape.opening)![0].length);
+  const written = writtenWords(rest);
+  const words = written.map((word) => fold(word.toLowerCase()));
+  // German writes its nouns capitalised: "Haben Sie heute geöffnet?" names nothing, "Haben Sie E-Scooter?" does.
+  const isNoun = (index: number) => shape.language !== 'de' || /^\p{Lu}/u.test(written[index]!);
+  const object: string[] = [];
+  let index = 0;
+  let linked = false;
+  for (;;) {
+    while (index < words.length && shape.determiners.has(words[index]!)) index++;
+    const start = object.length;
+    while (index < words.length && !isStopword(words[index]!, [shape.language]) && isNoun(index)) {
+      if (!isFrameWord(words[index]!)) object.push(words[index]!);
+      index++;
+    }
+    if (linked || object.length === start || index >= words.length || !shape.links.has(words[index]!)) break;
+    linked = true;
+    index++;
+  }
+  return [...new Set(object)];
 }

@@ -1,6 +1,6 @@
-import { indexTerms, type Language } from '../knowledge/analyzer.js';
+import { indexTerms, queryWords, type Language } from '../knowledge/analyzer.js';
 import type { KnowledgeHit } from '../knowledge/chunks.js';
-import { askedKinds, holdsKind } from '../knowledge/question-frame.js';
+import { askedKinds, askedObject, holdsKind } from '../knowledge/question-frame.js';
 import type { MessageSource } from './engine.js';
 
 /**
@@ -10,15 +10,18 @@ import type { MessageSource } from './engine.js';
  */
 
 /** A chunk's share of the question (`confidence`) below which the knowledge is taken not to answer it. */
-export const MIN_CONFIDENCE = 0.45;
+export const MIN_CONFIDENCE = 0.4;
 /** The same for a sentence holding the kind of fact the question asks for (a price for "how much"), itself evidence. */
 export const MIN_CONFIDENCE_FOR_ASKED_KIND = 0.3;
 // Chunks whose sentences compete for the answer.
-const CONSIDERED_HITS = 3;
+const CONSIDERED_HITS = 4;
 // An answer is one sentence, and a second when the two together stay this short.
 const MAX_WORDS = 45;
 // A further sentence of the chunk joins the answer when it scores at least this share of the best one.
 const SECOND_SHARE = 0.5;
+
+// A sentence is read under its chunk's title and headings; the question's words in the sentence itself count this much more.
+const OWN_WORDS_BONUS = 0.3;
 
 // A sentence holding the kind of fact asked for ("Price: £49") outweighs one that only repeats the question's words.
 const KIND_WEIGHT = 1.5;
@@ -99,12 +102,14 @@ interface Candidate {
   sentences: string[];
   /** The weight of the question's words in the sentence itself. */
   matched: number;
+  /** How well the sentence answers by itself (whether it joins another as part of the answer). */
+  own: number;
+  /** How well the sentence answers, read under its chunk's title and headings (which sentence answers). */
   score: number;
 }
 
-/** How much of the question's weight a sentence holds (terms of the question the chunk matched, in the sentence). */
-function sentenceScore(sentence: string, hit: KnowledgeHit): number {
-  const terms = new Set(indexTerms(sentence, hit.language as Language).split(' '));
+/** How much of the question's weight a set of terms holds (terms of the question the chunk matched). */
+function heldWeight(terms: ReadonlySet<string>, hit: KnowledgeHit): number {
   const weights = new Map<string, number>();
   for (const { term, idf } of hit.matched) if (terms.has(term)) weights.set(term, Math.max(weights.get(term) ?? 0, idf));
   let score = 0;
@@ -112,14 +117,26 @@ function sentenceScore(sentence: string, hit: KnowledgeHit): number {
   return score;
 }
 
+const termSet = (text: string, hit: KnowledgeHit) => new Set(indexTerms(text, hit.language as Language).split(' '));
+
+/** The words naming what a question about an offer asks for, as the question's searchable words (a stopword is none). */
+function namedObject(question: string): string[] {
+  const object = askedObject(question);
+  if (object.length === 0) return [];
+  const searchable = new Set(queryWords(question).map((word) => word.word));
+  return object.filter((word) => searchable.has(word));
+}
 
 /** The answer composed from the best hits, or null when the knowledge does not answer the question. */
 export function composeAnswer(question: string, hits: readonly KnowledgeHit[]): { content: string; sources: MessageSource[] } | null {
   const kinds = askedKinds(question);
-  const considered = hits.slice(0, CONSIDERED_HITS);
+  // A question about an offer ("Do you rent kayaks?") is answered only by a chunk that names what it asks for.
+  const object = namedObject(question);
+  const considered = hits.slice(0, CONSIDERED_HITS).filter((hit) => object.every((word) => hit.matched.some((term) => term.word === word)));
   const best = Math.max(0, ...considered.map((hit) => hit.confidence));
-  // Holding the very kind of fact asked for is evidence too: such a sentence answers on a little less of the question's words.
-  const floor = kinds.length > 0 ? MIN_CONFIDENCE_FOR_ASKED_KIND : MIN_CONFIDENCE;
+  // Holding the very kind of fact asked for is evidence too: such a sentence answers on a little less of the question's
+  // words. So is naming the very thing a question about an offer asks for ("Do you have trailers to pull children?").
+  const floor = kinds.length > 0 || object.length > 0 ? MIN_CONFIDENCE_FOR_ASKED_KIND : MIN_CONFIDENCE;
   if (best < floor) return null;
   const candidates: Candidate[] = [];
   considered.forEach((hit, rank) => {
@@ -128,24 +145,29 @@ export function composeAnswer(question: string, hits: readonly KnowledgeHit[]): 
     const sentences = sentencesOf(bodyOf(hit));
     // The chunk holds what the question is about; its sentence holding the kind of fact asked for answers it.
     const topic = hit.matched.reduce((sum, term) => sum + term.idf, 0);
+    // A sentence is read under its page's title and headings: "- Closed on Mondays" under "Old Town workshop: opening hours".
+    const context = termSet([hit.title, ...hit.headingPath].join('\n'), hit);
     sentences.forEach((sentence, index) => {
-      // Ranked retrieval breaks ties between chunks; within one, earlier sentences do.
-      const matched = sentenceScore(sentence, hit);
+      const terms = termSet(sentence, hit);
+      const matched = heldWeight(terms, hit);
+      const inContext = heldWeight(new Set([...terms, ...context]), hit);
       const holds = holdsKind(sentence, kinds);
-      if (!holds && hit.confidence < MIN_CONFIDENCE) return;
+      if (!holds && object.length === 0 && hit.confidence < MIN_CONFIDENCE) return;
       const asked = holds ? topic * KIND_WEIGHT : 0;
-      candidates.push({ hit, rank, index, sentences, matched, score: (matched + asked) * (1 - rank * 0.1) - index * 0.001 });
+      // Ranked retrieval breaks ties between chunks; within one, earlier sentences do.
+      const weigh = (held: number) => (held + asked) * (1 - rank * 0.1) - index * 0.001;
+      candidates.push({ hit, rank, index, sentences, matched, own: weigh(matched), score: weigh(inContext + matched * OWN_WORDS_BONUS) });
     });
   });
   candidates.sort((a, b) => b.score - a.score);
   const pick = candidates[0];
   if (!pick) return null;
   // No sentence holds a question term (the chunk matched by its title): its opening says what it is about.
-  const chosen = new Set([pick.score <= 0 ? 0 : pick.index]);
+  const chosen = new Set([pick.own <= 0 ? 0 : pick.index]);
   let words = wordCount(pick.sentences[[...chosen][0]!]!);
   // Other sentences of the same chunk that answer nearly as well join while the answer stays short.
   for (const other of candidates.slice(1)) {
-    if (other.hit !== pick.hit || other.score < pick.score * SECOND_SHARE || other.matched <= 0) continue;
+    if (other.hit !== pick.hit || other.own < pick.own * SECOND_SHARE || other.matched <= 0) continue;
     const length = wordCount(other.sentences[other.index]!);
     if (words + length > MAX_WORDS) continue;
     chosen.add(other.index);
