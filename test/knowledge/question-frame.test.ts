@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedKinds, askedObject, holdsKind } from '../../src/modules/knowledge/question-frame.js';
+import { askedKinds, askedObject, frameOf, holdsKind } from '../../src/modules/knowledge/question-frame.js';
 
 describe('question frame', () => {
   it('names what a yes/no question about an offer asks for, in each language', () => {
@@ -35,5 +35,33 @@ describe('question frame', () => {
     expect(askedKinds('What is the range of your e-bikes?')).toEqual(['distance']);
     expect(askedKinds('What is your price range?')).toEqual(['price']);
     expect(holdsKind('Every repair carries a 90-day guarantee on labour.', ['duration'])).toBe(true);
+  });
+
+  it('counts only a number standing next to what the question counts', () => {
+    const bikes = (word: string) => ['bikes', 'bike', 'fleet'].includes(word);
+    expect(holdsKind('We have two shops, a workshop and a fleet of rental bikes.', ['count'], bikes)).toBe(false);
+    expect(holdsKind('Dev looks after the rental fleet of 86 bikes.', ['count'], bikes)).toBe(true);
+    expect(holdsKind('Nous avons vingt vélos et trois boutiques.', ['count'], (word) => word === 'boutiques')).toBe(true);
+    // Without the question's words, any number is a count.
+    expect(holdsKind('We have two shops.', ['count'])).toBe(true);
+  });
+
+  it('asks for a year, not for opening hours, when a question asks when something happened', () => {
+    expect(askedKinds('When did the Harbourside shop open?')).toEqual(['date']);
+    expect(askedKinds('¿Desde cuándo existe la tienda?')).toEqual(['date']);
+    expect(askedKinds('When does the shop open?')).toEqual(['time']);
+    expect(holdsKind('The Harbourside shop opened in 2016.', ['date'])).toBe(true);
+    expect(holdsKind('On Easter Monday the shop opens from 10:00 to 16:00.', ['date'])).toBe(false);
+  });
+
+  it('reads the visitor\'s own numbers and the unit of an asked distance as frame, not subject', () => {
+    const company = frameOf('We are ten colleagues: can you organise a company outing?');
+    expect(company('ten')).toBe(true);
+    expect(company('colleagues')).toBe(false);
+    expect(frameOf('I ride 20 km to the office each way')('20')).toBe(true);
+    // A unit is the frame of a question asking for that distance, and the subject of one that does not.
+    expect(frameOf('Combien de kilomètres fait la sortie ?')('kilometres')).toBe(true);
+    expect(frameOf('I ride 20 km to the office each way')('km')).toBe(false);
+    expect(frameOf('How much does it cost?')('cost')).toBe(true);
   });
 });

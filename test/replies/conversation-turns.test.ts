@@ -136,6 +136,22 @@ describe('composed answers: what the question names, and where a sentence stands
     const workshop = hit({ title: 'Old Town workshop: opening hours', content: '- Tuesday to Saturday: 9:00 to 18:00\n- Closed on Sundays and Mondays', matched: words });
     expect(composeAnswer('Is the Old Town workshop open on Mondays?', [workshop, holiday])?.content).toBe('Closed on Sundays and Mondays');
   });
+
+  it('answers "how many" with the number next to what is counted', () => {
+    const words = [term('bikes', 'bike', 0.4), term('rental', 'rental', 1.2), term('fleet', 'fleet', 2.9)];
+    const about = hit({ content: 'We are a bike business with two shops and a fleet of rental bikes.', matched: words });
+    const team = hit({ content: 'Dev plans the tour routes and looks after the rental fleet of 86 bikes.', matched: words });
+    expect(composeAnswer('How many bikes are in the rental fleet?', [about, team])?.content).toBe('Dev plans the tour routes and looks after the rental fleet of 86 bikes.');
+  });
+
+  it('opens the answer with its heading when the heading, not the sentence, holds the question', () => {
+    const words = [term('front', 'front', 3.4), term('desk', 'desk', 4), term('manager', 'manag', 4)];
+    const aisha = hit({ title: 'Our team', headingPath: ['Our team', 'Aisha Nwosu – front desk manager'], content: 'Aisha answers most of your emails.', matched: words });
+    expect(composeAnswer('Who is the front desk manager?', [aisha])?.content).toBe('Aisha Nwosu – front desk manager\n\nAisha answers most of your emails.');
+    // A sentence that holds the question itself needs no heading.
+    const named = { ...aisha, content: 'Aisha is our front desk manager.' };
+    expect(composeAnswer('Who is the front desk manager?', [named])?.content).toBe('Aisha is our front desk manager.');
+  });
 });
 
 describe('the frame of a question', () => {

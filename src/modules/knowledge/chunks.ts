@@ -1,7 +1,7 @@
 import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
 import type { Db } from '../../db/schema.js';
 import { detectLanguage, indexTerms, queryWords, termOf, vocabularyOf, type Language, type QueryWord } from './analyzer.js';
-import { isFrameWord } from './question-frame.js';
+import { frameOf } from './question-frame.js';
 import { knowledgeVectors } from './vectors.js';
 import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
 
@@ -166,14 +166,14 @@ const FRAME_WEIGHT = 0.5;
  * uses (no term, no correction) weighs as a term of no chunk, the most (it is what the answer would be about:
  * "Do you rent kayaks?" is not answered by a page about renting bikes).
  */
-function questionWeights(words: readonly QueryWord[], corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[], agentChunks: number): WordWeight[] {
+function questionWeights(words: readonly QueryWord[], isFrame: (word: string) => boolean, corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[], agentChunks: number): WordWeight[] {
   const idfOf = new Map(scoring.map((term) => [term.term, term.idf]));
   const unknown = Math.log(1 + (agentChunks + 0.5) / 0.5);
   return words.map((word) => {
     const corrected = new Set(corrections.get(word.word)?.keys() ?? []);
     const terms = [...word.terms, ...corrected].filter((term) => idfOf.has(term));
     const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : unknown;
-    return { word: word.word, raw: word.raw, terms, corrected, idf: isFrameWord(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
+    return { word: word.word, raw: word.raw, terms, corrected, idf: isFrame(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
   });
 }
 
@@ -343,7 +343,7 @@ export const knowledgeChunks = {
       .slice(0, limit);
     // Relative to the best hit, so a score reads the same whatever the agent's size.
     const best = Math.max(...ranked.map((hit) => hit.score), Number.MIN_VALUE);
-    const weights = questionWeights(words, corrections, plan.scoring, agentChunks);
+    const weights = questionWeights(words, frameOf(question), corrections, plan.scoring, agentChunks);
     return ranked.map(({ row, score }) => {
       const held = new Set(`${row.title_terms} ${row.terms}`.split(' '));
       return {

@@ -33,7 +33,7 @@ export function isFrameWord(word: string): boolean {
 }
 
 /** The kinds of fact a question can ask for, each recognised in a sentence by its form. */
-export type FactKind = 'price' | 'time' | 'duration' | 'distance' | 'weight' | 'age' | 'count' | 'phone' | 'email' | 'address' | 'size';
+export type FactKind = 'price' | 'time' | 'date' | 'duration' | 'distance' | 'weight' | 'age' | 'count' | 'phone' | 'email' | 'address' | 'size';
 
 const DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend|lunes|martes|miercoles|jueves|viernes|sabado|domingo'
   + '|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag'
@@ -55,6 +55,11 @@ const KINDS: Record<FactKind, { asked: RegExp; held: RegExp }> = {
   time: {
     asked: /\b(when|what time|which days?|what days?|opening hours|open on|cuando|que hora|a que hora|que dias|horario|quand|quelle heure|quels jours|horaires?|wann|um wie viel uhr|welche tage|offnungszeiten|quando|que horas|que dias)\b/,
     held: new RegExp(`\\b\\d{1,2}(?::\\d{2}|\\s?h\\s?\\d{0,2}|\\s?(?:am|pm|uhr))\\b|\\b(${DAYS})s?\\b|\\b(${MONTHS})\\b|\\b(daily|every day|todos los dias|tous les jours|taglich|todos os dias|closed|cerrado|ferme|geschlossen|fechado)\\b`),
+  },
+  // "When did … open?" asks for a point in the past, told by its year, not for the opening hours.
+  date: {
+    asked: /\b(when did|when was|when were|since when|what year|which year|en que ano|desde cuando|quelle annee|en quelle annee|depuis quand|in welchem jahr|seit wann|em que ano|desde quando)\b/,
+    held: /\b(?:1[89]|20)\d{2}\b/,
   },
   duration: {
     asked: /\b(how long|how quickly|how soon|lead time|cuanto tiempo|cuanto dura|cuanto tarda|combien de temps|dure|wie lange|dauert|quanto tempo|quanto dura)\b/,
@@ -96,19 +101,54 @@ const KINDS: Record<FactKind, { asked: RegExp; held: RegExp }> = {
 
 const folded = (text: string) => fold(text.normalize('NFKC').toLowerCase()).replace(/['’]/g, ' ');
 
+// The units a question asking for a distance or a weight names ("how many kilometres"): a page writes "28 km".
+const UNIT_WORDS: Partial<Record<FactKind, ReadonlySet<string>>> = {
+  distance: new Set(['km', 'kms', 'kilometres', 'kilometers', 'kilometre', 'kilometer', 'miles', 'mile', 'kilometros', 'kilometro', 'quilometros', 'quilometro', 'metres', 'meters', 'metros', 'metre', 'meter', 'metro']),
+  weight: new Set(['kg', 'kilos', 'kilo', 'kilograms', 'kilogrammes', 'kilogramos', 'kilogramm', 'quilos', 'pounds', 'lbs', 'grams', 'grammes', 'gramos', 'gramm']),
+};
+const NUMBER_WORD = new RegExp(`^(?:${NUMBER_WORDS}|one|uno|una|un|une|eins|um|uma)$`);
+
+/**
+ * Whether a (folded, lowercased) word of this question is part of its frame rather than of its subject: a frame
+ * word, the unit of the distance or weight it asks for, or a number written as a word ("we are ten colleagues",
+ * "my daughter is five"): the visitor's own quantity, which the page states as its rule ("groups of eight or
+ * more", "children aged 4 to 7"), not in the visitor's words.
+ */
+export function frameOf(question: string): (word: string) => boolean {
+  const units = askedKinds(question).flatMap((kind) => [...(UNIT_WORDS[kind] ?? [])]);
+  return (word) => FRAME_WORDS.has(word) || units.includes(word) || NUMBER_WORD.test(word) || /^\d+$/.test(word);
+}
+
 /** The kinds of fact a question asks for (none for a yes/no or open question). */
 export function askedKinds(question: string): FactKind[] {
   const text = folded(question);
   const kinds = (Object.keys(KINDS) as FactKind[]).filter((kind) => KINDS[kind].asked.test(text));
-  // "How many" is a count unless it asks for something more precise ("combien de temps", "how many km").
-  return kinds.length > 1 ? kinds.filter((kind) => kind !== 'count') : kinds;
+  // "How many" is a count unless it asks for something more precise ("combien de temps", "how many km"); "when did"
+  // asks for a date, not for the opening hours any "when" may ask for.
+  const precise = kinds.length > 1 ? kinds.filter((kind) => kind !== 'count') : kinds;
+  return precise.includes('date') ? precise.filter((kind) => kind !== 'time') : precise;
 }
 
-/** Whether a sentence holds a fact of one of the kinds. */
-export function holdsKind(sentence: string, kinds: readonly FactKind[]): boolean {
+// A count answers "how many X" when the number stands this close to X ("a fleet of 86 bikes").
+const COUNT_WINDOW = 2;
+const NUMBER_TOKEN = new RegExp(`^${NUMBER}$`);
+
+/**
+ * Whether a sentence holds a fact of one of the kinds. A count must count what was asked about: with `counted`
+ * (whether a word of the sentence is one of the question's), a number holds one only within a few words of such
+ * a word; "two shops" does not say how many bikes there are.
+ */
+export function holdsKind(sentence: string, kinds: readonly FactKind[], counted?: (word: string) => boolean): boolean {
   if (kinds.length === 0) return false;
   const text = folded(sentence);
-  return kinds.some((kind) => KINDS[kind].held.test(text));
+  return kinds.some((kind) => (kind === 'count' && counted ? countsNear(text, counted) : KINDS[kind].held.test(text)));
+}
+
+// Whether a number of the (folded) text stands within COUNT_WINDOW words of a counted word.
+function countsNear(text: string, counted: (word: string) => boolean): boolean {
+  const words = text.match(/[\p{L}\p{N}]+(?:[.,]\d+)?/gu) ?? [];
+  return words.some((word, index) => NUMBER_TOKEN.test(word)
+    && words.slice(Math.max(0, index - COUNT_WINDOW), index + COUNT_WINDOW + 1).some((near) => near !== word && counted(near)));
 }
 
 /**

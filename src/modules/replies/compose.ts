@@ -1,4 +1,4 @@
-import { indexTerms, queryWords, type Language } from '../knowledge/analyzer.js';
+import { indexTerms, queryWords, termOf, type Language } from '../knowledge/analyzer.js';
 import type { KnowledgeHit } from '../knowledge/chunks.js';
 import { askedKinds, askedObject, holdsKind } from '../knowledge/question-frame.js';
 import type { MessageSource } from './engine.js';
@@ -147,11 +147,12 @@ export function composeAnswer(question: string, hits: readonly KnowledgeHit[]): 
     const topic = hit.matched.reduce((sum, term) => sum + term.idf, 0);
     // A sentence is read under its page's title and headings: "- Closed on Mondays" under "Old Town workshop: opening hours".
     const context = termSet([hit.title, ...hit.headingPath].join('\n'), hit);
+    const questionTerms = new Set(hit.matched.map((term) => term.term));
     sentences.forEach((sentence, index) => {
       const terms = termSet(sentence, hit);
       const matched = heldWeight(terms, hit);
       const inContext = heldWeight(new Set([...terms, ...context]), hit);
-      const holds = holdsKind(sentence, kinds);
+      const holds = holdsKind(sentence, kinds, (word) => questionTerms.has(termOf(word, hit.language as Language)));
       if (!holds && object.length === 0 && hit.confidence < MIN_CONFIDENCE) return;
       const asked = holds ? topic * KIND_WEIGHT : 0;
       // Ranked retrieval breaks ties between chunks; within one, earlier sentences do.
@@ -179,5 +180,9 @@ export function composeAnswer(question: string, hits: readonly KnowledgeHit[]): 
   if (next && continues(pick.sentences[first]!, next) && !chosen.has(first + 1) && words + wordCount(next) <= MAX_WORDS) chosen.add(first + 1);
   const parts = [...chosen].sort((a, b) => a - b).map((index) => pick.sentences[index]!);
   const { hit } = pick;
-  return { content: joinParts(parts), sources: [{ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url }] };
+  // The sentence answers under its heading, which holds the question's words ("Who is the front desk manager?" under
+  // "Aisha Nwosu – front desk manager"): the heading opens the answer, or the answer would not name what it is about.
+  const heading = hit.headingPath.at(-1)?.trim();
+  const lead = pick.matched <= 0 && heading && heading !== hit.title.trim() && heldWeight(termSet(heading, hit), hit) > 0 ? `${heading}\n\n` : '';
+  return { content: lead + joinParts(parts), sources: [{ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url }] };
 }
