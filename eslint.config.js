@@ -18,7 +18,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['window', 'document', 'localStorage', 'console', 'fetch', 'URL', 'TextDecoder', 'CSSStyleSheet', 'Event', 'setInterval', 'clearInterval'].map((name) => [name, 'readonly']),
+        ['window', 'document', 'localStorage', 'console', 'fetch', 'URL', 'TextDecoder', 'CSSStyleSheet', 'Event', 'setTimeout', 'clearTimeout', 'AbortController'].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -1,10 +1,12 @@
 import type { IngestionReport } from './ingestion.js';
 import type { KnowledgeSearchReport } from './knowledge-search.js';
+import { liveStreamsTable, type LiveStreamsReport } from './live-streams.js';
 import type { RepliesReport } from './replies.js';
+import { webhooksTable, type WebhooksReport } from './webhooks.js';
 import type { ScenarioResult } from './scenarios.js';
 
 /** The parts of `npm run bench` (`--only`): the HTTP scenarios, knowledge search, website ingestion, reply latency. */
-export const BENCH_PARTS = ['http', 'knowledge', 'ingestion', 'replies'] as const;
+export const BENCH_PARTS = ['http', 'knowledge', 'ingestion', 'replies', 'webhooks', 'live'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 /** A whole benchmark run, as saved under bench/results/. */
@@ -32,6 +34,8 @@ export interface BenchReport {
   knowledge?: KnowledgeSearchReport;
   ingestion?: IngestionReport;
   replies?: RepliesReport;
+  webhooks?: WebhooksReport;
+  live?: LiveStreamsReport;
 }
 
 /** What the calibration (bare + N µs of work) says at one concurrency. */
@@ -169,6 +173,8 @@ export function markdownTable(report: BenchReport, options: { connections?: numb
   if (report.knowledge) parts.push(knowledgeSearchTable(report.knowledge));
   if (report.ingestion) parts.push(ingestionTable(report.ingestion));
   if (report.replies) parts.push(repliesTable(report.replies));
+  if (report.webhooks) parts.push(webhooksTable(report.webhooks));
+  if (report.live) parts.push(liveStreamsTable(report.live));
   return parts.join('\n\n');
 }
 

@@ -8,13 +8,15 @@ import { benchDatabaseEnv, dropBenchDatabase, settle } from './databases.js';
 import { generate, SIZES, type DataSet } from './generate.js';
 import { measureIngestion } from './ingestion.js';
 import { measureKnowledgeSearch } from './knowledge-search.js';
+import { measureLiveStreams } from './live-streams.js';
 import { measureReplies } from './replies.js';
+import { measureWebhooks } from './webhooks.js';
 import { startLoadProcess } from './load.js';
 import { buildServers, sourceServers, startNodeOptions, startProcess } from './processes.js';
 import { BENCH_PARTS, markdownTable, medianRuns, printTable, workBudgets, type BenchPart, type BenchReport } from './report.js';
 import { runScenarios, type ScenarioResult } from './scenarios.js';
 
-// `npm run bench -- [--db sqlite|postgres] [--only http,knowledge,ingestion,replies] [--size full|tiny]
+// `npm run bench -- [--db sqlite|postgres] [--only http,knowledge,ingestion,replies,webhooks,live] [--size full|tiny]
 // [--connections 1,10,50] [--seconds 5] [--runs 3] [--chunks 1000,10000,100000] [--pages 200] [--from-source]
 // [--out <file>]`
 // The HTTP scenarios (`http`): starts the service and the baseline server as separate processes on a
@@ -23,8 +25,10 @@ import { runScenarios, type ScenarioResult } from './scenarios.js';
 // tsx instead of building them (`sourceServers`). The smoke test uses both to check the benchmark quickly;
 // its figures do not count. Then knowledge search as one agent's chunks grow (`knowledge`, `--chunks`) and
 // the ingestion of a local website (`ingestion`, `--pages`, `--runs` times), and the builtin provider's reply
-// latency at the same chunk sizes (`replies`), all in this process; `--size tiny` makes them small too (100 and
-// 1,000 chunks, 20 pages).
+// latency at the same chunk sizes (`replies`), and webhook deliveries per second to a local receiver (`webhooks`,
+// 5,000 deliveries), all in this process; `--size tiny` makes them small too (100 and 1,000 chunks, 20 pages,
+// 300 deliveries). Then 5,000 idle widget streams on one instance, their memory and the fan-out latency of 100
+// operator messages per second for 10 s (`live`, bench/live-streams.ts; tiny: 200 streams, 3 s).
 const { values } = parseArgs({
   options: {
     db: { type: 'string', default: 'sqlite' },
@@ -152,6 +156,8 @@ try {
   if (parts.includes('knowledge')) report.knowledge = await measureKnowledgeSearch({ backend, sizes: chunkSizes, queries: tiny ? 50 : 200, dimensions: tiny ? 32 : 768, log: progress });
   if (parts.includes('ingestion')) report.ingestion = await measureIngestion({ backend, pages: pageCount, runs, log: progress });
   if (parts.includes('replies')) report.replies = await measureReplies({ backend, sizes: chunkSizes, queries: tiny ? 50 : 200, log: progress });
+  if (parts.includes('webhooks')) report.webhooks = await measureWebhooks({ backend, deliveries: tiny ? 300 : 5000, log: progress });
+  if (parts.includes('live')) report.live = await measureLiveStreams({ backend, streams: tiny ? 200 : 5000, seconds: tiny ? 3 : 10, log: progress });
 } finally {
   printTable(report);
   console.log(`\nFor docs/performance.md (\`npx tsx bench/markdown.ts <file> --connections 10\` gives one level):\n\n${markdownTable(report)}`);

@@ -43,7 +43,13 @@ import { widgetRoutes } from './modules/runtime/widget-routes.js';
 import { createWidgetService } from './modules/runtime/widget-service.js';
 import { createIngestRunner } from './modules/sources/ingestion.js';
 import { sourceRoutes } from './modules/sources/routes.js';
+import { createAuditWriter } from './modules/audit/writer.js';
+import { createWebhookRunner } from './modules/webhooks/delivery.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 import { createServices, type Services } from './services.js';
+import { createMailer } from './modules/mail/mailer.js';
+import { mailNotifications } from './modules/mail/notifications.js';
+import { createMailRunner } from './modules/mail/queue.js';
 import { registerDashboard } from './dashboard/plugin.js';
 
 declare module 'fastify' {
@@ -90,9 +96,12 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger, knowledge }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
   const wakeJobs = () => worker?.nudge();
-  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge,
+  const mailer = createMailer(config.mail);
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge, webhooks: config.webhooks,
     // Live streams hear of each event once its transaction commits.
-    eventListeners: [(trx, event) => database.signals.signal(trx, event.workspace_id)] });
+    eventListeners: [(trx, event) => database.signals.signal(trx, event.workspace_id), ...(mailer.enabled ? [mailNotifications(clock, config.publicUrl, wakeJobs)] : [])],
+    // The one mailer (SMTP_URL); it sends nothing when mail is off.
+    mail: { mailer, publicUrl: config.publicUrl, log: logger } });
   const live = createLiveEvents({ db: database.db, signals: database.signals, log: logger });
   const idempotency = idempotencyLayer(database.db, clock);
 
@@ -134,6 +143,20 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       runner: createIngestRunner({ db: database.db, clock, config: config.sources, log: app.log, userAgent: `ChatAgentBot/1.0 (+${config.publicUrl})`, embedder: knowledge.embedder }),
       concurrency: config.sources.ingestConcurrency,
     },
+    // And webhook deliveries, from their own table, in slots of their own (WEBHOOK_CONCURRENCY).
+    queues: [
+      createWebhookRunner({
+        db: database.db,
+        clock,
+        config: config.webhooks,
+        audit: createAuditWriter(clock),
+        log: app.log,
+        leaseMs: config.runtime.leaseMs,
+        userAgent: `ChatAgentWebhooks/1.0 (+${config.publicUrl})`,
+      }),
+      // And queued emails (notifications, invitations) when mail is on.
+      ...(mailer.enabled ? [createMailRunner({ db: database.db, clock, mailer, log: app.log, leaseMs: config.runtime.leaseMs })] : []),
+    ],
   });
   worker = replyWorker;
   const idleCloser = createIdleCloser({ db: database.db, clock, conversations: services.conversations, idleMinutes: config.runtime.idleCloseMinutes, log: app.log });
@@ -154,6 +177,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   idleSweeper.unref();
   app.addHook('onReady', async () => {
     await idempotency.sweep();
+    if (mailer.server) app.log.info(`Mail goes through ${mailer.server}`);
+    else app.log.info('Mail is off (SMTP_URL is not set): nothing is emailed (password resets, invitations, notifications)');
     if (redisStore && !(await redisStore.waitUntilReady())) {
       app.log.warn(`Redis is unreachable at startup; rate limits follow the "${config.redis?.onFailure}" policy until it is back`);
     }
@@ -170,6 +195,9 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   // Live streams end now (their clients reconnect, to another instance, with Last-Event-ID).
   app.addHook('preClose', async () => live.close());
   app.addHook('onClose', async () => {
+    // Emails being sent (password resets) finish before the transport and the database close.
+    await services.passwordResets.settled();
+    mailer.close();
     clearInterval(sweeper);
     clearInterval(idleSweeper);
     await replyWorker.stop();
@@ -224,6 +252,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
       await api.register(messageRoutes(services.messages));
       await api.register(leadRoutes(services.leads));
       await api.register(eventRoutes(services.events));
+      await api.register(webhookRoutes(services.webhooks));
       await api.register(sourceRoutes(services.sources, { maxFileBytes: config.sources.maxFileBytes }));
     },
     { prefix: '/api/v1' },

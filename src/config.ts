@@ -76,6 +76,30 @@ export interface Config {
   audit: { signingKey: string | null };
   /** Knowledge sources: upload and crawl limits, outbound fetch policy, ingestion jobs. */
   sources: SourcesConfig;
+  /** Webhook deliveries (Standard Webhooks). */
+  webhooks: WebhooksConfig;
+  /** Outgoing email (SMTP_URL, MAIL_FROM); null: mail is off and nothing is sent. */
+  mail: MailConfig | null;
+}
+
+/** The SMTP server mail goes through. The URL may hold the password: it is never logged. */
+export interface MailConfig {
+  /** SMTP_URL: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465 (TLS from the start). */
+  url: string;
+  /** MAIL_FROM: the sender, `address` or `Name <address>`. */
+  from: string;
+}
+
+/** Webhook deliveries: how long a receiver has, when failures are retried, how many go out at once. */
+export interface WebhooksConfig {
+  /** Longest one delivery may take, connection to last byte (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Seconds between a failed attempt and the next, one entry per retry (WEBHOOK_RETRY_SCHEDULE); jitter is added. */
+  retryScheduleSeconds: number[];
+  /** Deliveries one process sends at once, beside replies and ingestion (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Receivers on private, loopback and link-local addresses are allowed (OUTBOUND_ALLOW_PRIVATE_HOSTS, shared with sources). */
+  allowPrivateHosts: boolean;
 }
 
 /** Knowledge sources (issue 30): what an upload or a crawl may take, and how pages are fetched. */
@@ -334,6 +358,46 @@ function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
   };
 }
 
+const DEFAULT_RETRY_SCHEDULE = '5,300,1800,7200,18000,36000,50400,72000,86400';
+
+function webhooksConfig(env: NodeJS.ProcessEnv): WebhooksConfig {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE?.trim() || DEFAULT_RETRY_SCHEDULE;
+  const steps = raw.split(',').map((step) => step.trim());
+  // Seconds, decimals allowed (tests retry within a second); at most a week apart and 30 retries.
+  if (steps.length > 30 || steps.some((step) => !/^\d+(\.\d+)?$/.test(step) || Number(step) > 604_800)) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be up to 30 comma-separated delays in seconds (each at most 604800), e.g. ${DEFAULT_RETRY_SCHEDULE}; got "${raw}"`);
+  }
+  return {
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000),
+    retryScheduleSeconds: steps.map(Number),
+    concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
+    allowPrivateHosts: booleanFlag(env, 'OUTBOUND_ALLOW_PRIVATE_HOSTS'),
+  };
+}
+
+// `address` or `Name <address>`: a sender a mail server can use.
+const MAIL_FROM = /^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+function mailConfig(env: NodeJS.ProcessEnv): MailConfig | null {
+  const raw = env.SMTP_URL?.trim();
+  if (!raw) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  // The message never repeats the value: it may hold the SMTP password.
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
+    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtp://user:password@mail.example.com:587');
+  }
+  const from = env.MAIL_FROM?.trim() ?? '';
+  if (!MAIL_FROM.test(from)) {
+    throw new ConfigError(`MAIL_FROM must be an address or "Name <address>" when SMTP_URL is set, got "${from}"`);
+  }
+  return { url: raw, from };
+}
+
 function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | null {
   const provider = env.EMBEDDINGS_PROVIDER?.trim().toLowerCase() || 'none';
   if (provider === 'none') return null;
@@ -381,6 +445,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     llm: llmConfig(env),
     audit: { signingKey: auditSigningKey(env) },
     sources: sourcesConfig(env),
+    webhooks: webhooksConfig(env),
+    mail: mailConfig(env),
     widget: {
       ratePerIpPerMinute: integer(env, 'WIDGET_RATE_PER_IP_PER_MINUTE', 60, 1, 1_000_000_000),
       messagesPerConversationPerMinute: integer(env, 'WIDGET_RATE_PER_CONVERSATION_PER_MINUTE', 20, 1, 1_000_000_000),

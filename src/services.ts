@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { createReadCache } from './db/read-cache.js';
 import type { Database } from './db/schema.js';
-import { loadConfig, type SourcesConfig } from './config.js';
+import { loadConfig, type SourcesConfig, type WebhooksConfig } from './config.js';
 import type { Clock } from './lib/clock.js';
 import { createAnalyticsService } from './modules/analytics/service.js';
 import { createApiKeyService } from './modules/api-keys/service.js';
@@ -20,6 +20,12 @@ import { createUserService } from './modules/users/service.js';
 import { createSourceService } from './modules/sources/service.js';
 import { createFeedbackService } from './modules/feedback/service.js';
 import { createKnowledgeSearch, type KnowledgeSearch } from './modules/knowledge/retrieval.js';
+import { webhookQueue } from './modules/webhooks/queue.js';
+import { createWebhookService } from './modules/webhooks/service.js';
+import { mailOff, type Mailer } from './modules/mail/mailer.js';
+import { createPasswordResetService } from './modules/users/password-reset.js';
+import { invitationMailer } from './modules/mail/invitations.js';
+import { createMailPreferenceService } from './modules/mail/preferences.js';
 
 /** What the services are built from. */
 export interface ServiceDeps {
@@ -36,14 +42,19 @@ export interface ServiceDeps {
   knowledge?: KnowledgeSearch;
   /** Run with every domain event, in its transaction (live streams told on commit, webhook deliveries queued). */
   eventListeners?: readonly EventListener[];
+  /** Webhook settings (the defaults when absent: the CLI, the demo seeder). */
+  webhooks?: WebhooksConfig;
+  /** Outgoing mail and where its links point (mail off when absent: the CLI, the demo seeder). */
+  mail?: { mailer: Mailer; publicUrl: string; log: { warn(details: object, message: string): void } };
 }
 
 const fullTextSearch = createKnowledgeSearch(null, { warn: () => undefined });
 
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
-export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch, eventListeners = [] }: ServiceDeps) {
+export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch, eventListeners = [], webhooks = loadConfig({}).webhooks, mail = { mailer: mailOff, publicUrl: '', log: { warn: () => undefined } } }: ServiceDeps) {
   const audit = createAuditWriter(clock);
-  const events = createEventWriter(clock, eventListeners);
+  // Webhook deliveries are queued with every event, whoever writes it (the API, the runtime, the CLI).
+  const events = createEventWriter(clock, [...eventListeners, webhookQueue(clock, wakeJobs)]);
   const cache = createReadCache(db, cacheMaxBytes);
   const conversations = createConversationService(db, clock, audit, events);
   const users = createUserService(db, clock, audit);
@@ -59,9 +70,12 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
     audit: createAuditService(db, clock),
     users,
     sessions: createSessionService(db, clock, audit),
-    invitations: createInvitationService(db, clock, audit, users),
+    invitations: createInvitationService(db, clock, audit, users, mail.mailer.enabled ? invitationMailer(clock, mail.publicUrl, wakeJobs) : undefined),
+    mailPreferences: createMailPreferenceService(db, audit, mail.mailer.enabled),
     feedback: createFeedbackService(db, clock, audit, conversations),
     sources: createSourceService(db, clock, audit, events, sources, knowledge, wakeJobs),
+    webhooks: createWebhookService(db, clock, audit, webhooks, wakeJobs),
+    passwordResets: createPasswordResetService({ db, clock, users, ...mail }),
   };
 }
 

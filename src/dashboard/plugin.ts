@@ -7,6 +7,7 @@ import { auditRoutes } from './routes/audit.js';
 import { authRoutes } from './routes/auth.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { eventStreamRoutes } from './routes/events.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import type { LiveEvents } from '../modules/events/live.js';
 import { leadRoutes } from './routes/leads.js';
 import { settingsRoutes } from './routes/settings.js';
@@ -42,6 +43,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     await scope.register(agentRoutes(services, createPreview(services, app.runtime.worker)));
     await scope.register(conversationRoutes(services));
     await scope.register(eventStreamRoutes(deps.live));
+    await scope.register(webhookRoutes(services));
     await scope.register(leadRoutes(services));
     await scope.register(settingsRoutes(services));
     await scope.register(auditRoutes(services));

@@ -17,7 +17,7 @@ const TYPES: Record<string, string> = {
 };
 
 // The client-side routes of the dashboard: each answers with index.html, and the app routes in the browser.
-const SPA_ROUTES = ['/', '/signin', '/signup', '/invite', '/agents', '/agents/*', '/conversations', '/conversations/*', '/leads', '/analytics', '/settings', '/settings/*'];
+const SPA_ROUTES = ['/', '/signin', '/signup', '/invite', '/forgot-password', '/reset-password', '/agents', '/agents/*', '/conversations', '/conversations/*', '/leads', '/analytics', '/settings', '/settings/*'];
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dashboard not built</title></head>
 <body style="font:16px system-ui;margin:3rem"><h1>The dashboard has not been built</h1>

@@ -223,6 +223,10 @@ export interface MembershipsTable {
   workspace_id: string;
   role: 'owner' | 'admin' | 'member';
   created_at: string;
+  /** 0/1: email this member about new leads (migration 0020; on by default). */
+  notify_new_lead: Generated<number>;
+  /** 0/1: email this member when a visitor asks for a person. */
+  notify_handoff: Generated<number>;
 }
 
 /** A signed-in browser. The id is the SHA-256 (hex) of the cookie token; the token itself is never stored. */
@@ -238,6 +242,35 @@ export interface SessionsTable {
 }
 
 /** A one-time link that makes its holder a member of a workspace. */
+/** An email queued with what it tells of, sent by the job runner (lease and retries like webhook deliveries). */
+export interface MailJobsTable {
+  id: string;
+  workspace_id: string;
+  /** One email per fact and recipient (`lead:<id>:<user>`, `handoff:<conversation>:<at>:<user>`, `invitation:<id>`). */
+  dedupe_key: string;
+  recipient: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  state: 'pending' | 'running' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  run_after: string;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A password reset link sent by email: single use, short-lived, stored as the token's hash. */
+export interface PasswordResetsTable {
+  /** SHA-256 (hex) of the link's token. */
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface InvitationsTable {
   id: string;
   /** SHA-256 (hex) of the link's token. */
@@ -280,6 +313,66 @@ export interface ReplyJobsTable {
   updated_at: string;
 }
 
+/** A workspace's webhook receiver (migration 0019). */
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types, or ["*"]. */
+  events: string;
+  /** 0/1. */
+  enabled: number;
+  /** Why the service disabled it ('gone': the receiver answered 410; 'failing': failing for days); null when a person did, or enabled. */
+  disabled_reason: string | null;
+  /** `whsec_…`: signs every delivery, so it is kept (never returned after creation or rotation). */
+  secret: string;
+  /** The secret before the last rotation, still signing beside the new one until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** First failed delivery since the last success (null: not failing). */
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One event for one endpoint; its id is the `webhook-id`, and the row is the claimable job. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  /** The exact JSON body sent, fixed when queued (every retry sends the same bytes). */
+  payload: string;
+  state: 'pending' | 'running' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  /** The next attempt is not made before this instant. */
+  run_after: string;
+  /** While running: the lease; lapsed (its runner died), the delivery is claimed again. */
+  locked_until: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One try of a delivery, for the delivery log. */
+export interface WebhookAttemptsTable {
+  id: string;
+  workspace_id: string;
+  delivery_id: string;
+  attempted_at: string;
+  /** The receiver's status; null when none came (timeout, refused, connection error). */
+  status_code: number | null;
+  latency_ms: number;
+  /** The first KB of the response body. */
+  response_excerpt: string | null;
+  error: string | null;
+  /** When the next attempt is due (null: none). */
+  next_retry_at: string | null;
+}
+
 /** A visitor's bearer token for one conversation; only its SHA-256 (hex) is stored. */
 export interface VisitorTokensTable {
   token_hash: string;
@@ -304,8 +397,13 @@ export interface Database {
   memberships: MembershipsTable;
   sessions: SessionsTable;
   invitations: InvitationsTable;
+  password_resets: PasswordResetsTable;
+  mail_jobs: MailJobsTable;
   reply_jobs: ReplyJobsTable;
   visitor_tokens: VisitorTokensTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   knowledge_chunks: KnowledgeChunksTable;
   knowledge_vector_indexes: KnowledgeVectorIndexesTable;
   knowledge_vector_cells: KnowledgeVectorCellsTable;

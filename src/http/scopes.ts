@@ -8,6 +8,8 @@ export const SCOPES = [
   'messages:write',
   'leads:read',
   'leads:write',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

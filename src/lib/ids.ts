@@ -20,6 +20,10 @@ export const ID_PREFIXES = {
   source: 'src',
   document: 'doc',
   unansweredQuestion: 'unq',
+  webhookEndpoint: 'whk',
+  webhookDelivery: 'whmsg',
+  webhookAttempt: 'whatt',
+  mailJob: 'mail',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

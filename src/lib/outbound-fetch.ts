@@ -21,6 +21,16 @@ export interface OutboundPolicy {
    * site on 127.0.0.1 and must still see every other private address refused; empty in production.
    */
   allowedHosts?: string[];
+  /** false: a 3xx is returned as the response, not followed (webhook deliveries). Default true. */
+  followRedirects?: boolean;
+  /** true: a body past `maxResponseBytes` is cut there instead of failing the fetch (webhooks keep an excerpt). */
+  truncateBody?: boolean;
+}
+
+/** A request other than a bare GET: the method and its body (sent with its content type in the headers). */
+export interface OutboundRequest {
+  method: 'POST';
+  body: string;
 }
 
 /** A fetch that failed or was refused; the message is readable by the user ("refused: 10.0.0.5 is a private address"). */
@@ -34,6 +44,8 @@ export interface OutboundResponse {
   url: string;
   status: number;
   contentType: string | null;
+  /** The response headers (e.g. Retry-After). */
+  headers: http.IncomingHttpHeaders;
   body: Uint8Array;
 }
 
@@ -124,10 +136,10 @@ function decoded(response: http.IncomingMessage): Readable {
 }
 
 /** Reads the (decompressed) body, stopping as soon as it passes the cap. */
-async function readCapped(response: http.IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+async function readCapped(response: http.IncomingMessage, maxBytes: number, truncate = false): Promise<Uint8Array> {
   const tooLarge = () => new OutboundError(`the response is larger than ${formatBytes(maxBytes)}`);
   const declared = Number(response.headers['content-length']);
-  if (!response.headers['content-encoding'] && Number.isFinite(declared) && declared > maxBytes) {
+  if (!truncate && !response.headers['content-encoding'] && Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
     throw tooLarge();
   }
@@ -137,6 +149,12 @@ async function readCapped(response: http.IncomingMessage, maxBytes: number): Pro
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.byteLength;
     if (total > maxBytes) {
+      if (truncate) {
+        chunks.push(chunk.subarray(0, chunk.byteLength - (total - maxBytes)));
+        body.destroy();
+        response.destroy();
+        break;
+      }
       body.destroy();
       response.destroy();
       throw tooLarge();
@@ -147,12 +165,12 @@ async function readCapped(response: http.IncomingMessage, maxBytes: number): Pro
   return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
 }
 
-function send(url: URL, addresses: LookupAddress[], headers: Record<string, string>, deadline: Deadline): Promise<http.IncomingMessage> {
+function send(url: URL, addresses: LookupAddress[], headers: Record<string, string>, deadline: Deadline, outbound?: OutboundRequest): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((done, fail) => {
     const request = client.request(url, {
-      method: 'GET',
-      headers,
+      method: outbound?.method ?? 'GET',
+      headers: outbound ? { ...headers, 'content-length': String(Buffer.byteLength(outbound.body)) } : headers,
       signal: deadline.signal,
       agent: false, // a fresh connection to the checked address; no pooled socket from an earlier resolution
       lookup: ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
@@ -162,7 +180,7 @@ function send(url: URL, addresses: LookupAddress[], headers: Record<string, stri
     });
     request.once('response', done);
     request.on('error', fail); // kept: an abort after the response must not become an unhandled 'error'
-    request.end();
+    request.end(outbound?.body);
   });
 }
 
@@ -171,7 +189,7 @@ function send(url: URL, addresses: LookupAddress[], headers: Record<string, stri
  * addresses (v4+v6, incl. v4-mapped) unless allowed, connecting to the checked address (no re-resolve race);
  * follows redirects by hand, checking each; caps body bytes and total time.
  */
-export async function safeFetch(rawUrl: string, policy: OutboundPolicy, headers: Record<string, string> = {}): Promise<OutboundResponse> {
+export async function safeFetch(rawUrl: string, policy: OutboundPolicy, headers: Record<string, string> = {}, outbound?: OutboundRequest): Promise<OutboundResponse> {
   const deadline = startDeadline(policy.timeoutMs);
   let requestHeaders: Record<string, string> = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br' };
   for (const [name, value] of Object.entries(headers)) requestHeaders[name.toLowerCase()] = value;
@@ -182,13 +200,13 @@ export async function safeFetch(rawUrl: string, policy: OutboundPolicy, headers:
       const addresses = await checkedAddresses(url, policy, deadline);
       let response: http.IncomingMessage;
       try {
-        response = await send(url, addresses, requestHeaders, deadline);
+        response = await send(url, addresses, requestHeaders, deadline, outbound);
       } catch (error) {
         throw deadline.timedOut() ? deadline.error() : connectionError(error as NodeJS.ErrnoException, url);
       }
       const status = response.statusCode ?? 0;
       const location = response.headers.location;
-      if (REDIRECTS.has(status) && location) {
+      if (REDIRECTS.has(status) && location && policy.followRedirects !== false) {
         response.destroy();
         if (redirects >= policy.maxRedirects) throw new OutboundError(`more than ${policy.maxRedirects} redirects`);
         let next: URL;
@@ -204,13 +222,30 @@ export async function safeFetch(rawUrl: string, policy: OutboundPolicy, headers:
         continue;
       }
       try {
-        const body = await readCapped(response, policy.maxResponseBytes);
-        return { url: url.href, status, contentType: response.headers['content-type'] ?? null, body };
+        const body = await readCapped(response, policy.maxResponseBytes, policy.truncateBody);
+        return { url: url.href, status, contentType: response.headers['content-type'] ?? null, headers: response.headers, body };
       } catch (error) {
         if (error instanceof OutboundError) throw error;
         throw deadline.timedOut() ? deadline.error() : connectionError(error as NodeJS.ErrnoException, url);
       }
     }
+  } finally {
+    deadline.clear();
+  }
+}
+
+/**
+ * Why a fetch of this URL would be refused before connecting (not http(s), or a non-public address unless
+ * allowed), or null. A name that does not resolve is not a refusal: it may resolve later, and the fetch
+ * checks again then.
+ */
+export async function addressRefusal(rawUrl: string, policy: Pick<OutboundPolicy, 'allowPrivateHosts' | 'allowedHosts' | 'timeoutMs'>): Promise<string | null> {
+  const deadline = startDeadline(policy.timeoutMs);
+  try {
+    await checkedAddresses(parseTarget(rawUrl), { ...policy, maxResponseBytes: 0, maxRedirects: 0, userAgent: '' }, deadline);
+    return null;
+  } catch (error) {
+    return error instanceof OutboundError && error.message.startsWith('refused') ? error.message : null;
   } finally {
     deadline.clear();
   }

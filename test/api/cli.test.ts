@@ -66,10 +66,10 @@ describe('workspaces and keys', { timeout: SLOW }, () => {
     expectProblem(await send(app, out.key, 'GET', '/api/v1/chatbots'), 403, 'insufficient_scope');
   });
 
-  it('--scopes all grants all 8 scopes, and the key works for GET /api/v1/chatbots', async () => {
+  it('--scopes all grants all 10 scopes, and the key works for GET /api/v1/chatbots', async () => {
     allKey = await cliJson(['key', 'create', '--workspace', workspaceId, '--scopes', 'all']);
     expect([...allKey.scopes].sort()).toEqual([...SCOPES].sort());
-    expect(allKey.scopes).toHaveLength(8);
+    expect(allKey.scopes).toHaveLength(10);
     const response = await send(app, allKey.key, 'GET', '/api/v1/chatbots');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });

@@ -100,6 +100,6 @@ describe('the OpenAPI document', () => {
         expect(param, path).toBeUndefined();
       }
     }
-    expect(gets.filter(([, op]) => op.responses['304']).map(([path]) => path).sort()).toEqual(['/chatbots/{id}', '/conversations/{id}', '/leads/{id}']);
+    expect(gets.filter(([, op]) => op.responses['304']).map(([path]) => path).sort()).toEqual(['/chatbots/{id}', '/conversations/{id}', '/leads/{id}', '/webhook_endpoints/{id}']);
   });
 });

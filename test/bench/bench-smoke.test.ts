@@ -15,7 +15,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 // the time; the type check, whose tsconfig.json includes bench/, compiles the same code), so its figures mean
 // nothing.
 describe('npm run bench (tiny)', () => {
-  it('runs every scenario against the real processes and writes a complete report', { timeout: 180_000 }, async () => {
+  it('runs every scenario against the real processes and writes a complete report', { timeout: 300_000 }, async () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-')), 'report.json');
     const env: Record<string, string> = { ...(process.env as Record<string, string>) };
     if (backend === 'postgres') {
@@ -36,11 +36,19 @@ describe('npm run bench (tiny)', () => {
       results: { scenario: string; rps: number; p50: number; errors: number; ratio: number | null; cpuUsPerRequest: number | null; comparedRps?: number; pass: boolean | null }[];
       budgets: { connections: number; budgetUs: Record<string, number | null>; equivalentUs: Record<string, number | null> }[];
       replies?: { rows: { chunks: number; reply: { p50: number }; search: { p50: number } }[] };
+      live?: { streams: number; memory: { heapPerStream: number }; fanOut: { produced: number; delivered: number; misrouted: number; duplicates: number; p50: number } };
     };
     expect(report.backend).toBe(backend);
     expect(report.peakRssMb).toBeGreaterThan(0);
     expect(report.replies?.rows.map((r) => r.chunks)).toEqual([100, 1000]);
     for (const row of report.replies?.rows ?? []) expect(row.reply.p50, `replies at ${row.chunks} chunks`).toBeGreaterThan(0);
+    // Live widget streams (issue 32): every operator message reached its conversation's open stream, once.
+    expect(stdout).toContain('| streams | heap KB / stream | RSS KB / stream | fan-out p50 ms | fan-out p99 ms | max ms | p99 / max from due time ms | write alone p50 / p99 ms | delivered / produced |');
+    expect(report.live?.streams).toBe(200);
+    expect(report.live?.memory.heapPerStream).toBeGreaterThan(0);
+    expect(report.live?.fanOut.produced).toBeGreaterThan(0);
+    expect(report.live?.fanOut).toMatchObject({ delivered: report.live?.fanOut.produced, misrouted: 0, duplicates: 0 });
+    expect(report.live?.fanOut.p50).toBeGreaterThan(0);
     const scenarios = report.results.map((r) => r.scenario);
     expect(scenarios).toEqual([
       'bare',

@@ -2,6 +2,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/http/scopes.js';
 import { systemContext } from '../../src/lib/actor.js';
+import { tokenHash } from '../../src/lib/tokens.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { signIn, signUp, uniqueEmail, type DashboardUser } from '../helpers/dashboard.js';
 import { send } from '../helpers/http.js';
@@ -40,6 +41,8 @@ interface Outcome {
 const NOT_WRITES: Record<string, string> = {
   'POST /app/api/invitations/lookup':
     'reads an invitation (workspace, role, email) for the accept page; POST only so the token travels in the body, never in a logged URL',
+  'POST /app/api/password/forgot':
+    'only stores and emails a one-time reset link (when mail is on and the address has an account): the account changes when the link is used, by POST /app/api/password/reset (audited)',
 };
 
 // The one test that holds "every successful write is audited" (issue 29, point 4): every write route of
@@ -79,6 +82,13 @@ describe('every write route is audited', () => {
     'POST /api/v1/chatbots/:id/sources': async () => ({ response: created(await api('POST', `/api/v1/chatbots/${state.apiBot}/sources`, { type: 'text', title: 'Hours', content: 'Open 9 to 5.' }), 'source'), workspaceId: ws(), action: 'source.created' }),
     'POST /api/v1/chatbots/:id/sources/:source_id/sync': async () => ({ response: await api('POST', `/api/v1/chatbots/${state.apiBot}/sources/${state.source}/sync`), workspaceId: ws(), action: 'source.sync_requested' }),
     'DELETE /api/v1/chatbots/:id/sources/:source_id': async () => ({ response: await api('DELETE', `/api/v1/chatbots/${state.apiBot}/sources/${state.source}`), workspaceId: ws(), action: 'source.deleted' }),
+    // Webhooks (issue 32): a public address literal, so no DNS and no private-address refusal; no runner sends anything here.
+    'POST /api/v1/webhook_endpoints': async () => ({ response: created(await api('POST', '/api/v1/webhook_endpoints', { url: 'https://1.1.1.1/hooks', events: ['*'] }), 'webhook'), workspaceId: ws(), action: 'webhook_endpoint.created' }),
+    'PATCH /api/v1/webhook_endpoints/:id': async () => ({ response: await api('PATCH', `/api/v1/webhook_endpoints/${state.webhook}`, { description: 'CRM' }), workspaceId: ws(), action: 'webhook_endpoint.updated' }),
+    'POST /api/v1/webhook_endpoints/:id/rotate_secret': async () => ({ response: await api('POST', `/api/v1/webhook_endpoints/${state.webhook}/rotate_secret`), workspaceId: ws(), action: 'webhook_endpoint.secret_rotated' }),
+    'POST /api/v1/webhook_endpoints/:id/test': async () => ({ response: created(await api('POST', `/api/v1/webhook_endpoints/${state.webhook}/test`), 'delivery'), workspaceId: ws(), action: 'webhook_endpoint.test_sent' }),
+    'POST /api/v1/webhook_endpoints/:id/deliveries/:delivery_id/resend': async () => ({ response: await api('POST', `/api/v1/webhook_endpoints/${state.webhook}/deliveries/${state.delivery}/resend`), workspaceId: ws(), action: 'webhook_delivery.resent' }),
+    'DELETE /api/v1/webhook_endpoints/:id': async () => ({ response: await api('DELETE', `/api/v1/webhook_endpoints/${state.webhook}`), workspaceId: ws(), action: 'webhook_endpoint.deleted' }),
     'POST /app/api/chatbots': async () => ({ response: created(await owner.request('POST', '/app/api/chatbots', { name: 'Dashboard agent' }), 'bot'), workspaceId: ws(), action: 'chatbot.created' }),
     'PATCH /app/api/chatbots/:id': async () => ({ response: await owner.request('PATCH', `/app/api/chatbots/${state.bot}`, { instructions: 'Be brief.' }), workspaceId: ws(), action: 'chatbot.updated' }),
     'POST /app/api/chatbots/:id/preview': async () => {
@@ -100,6 +110,15 @@ describe('every write route is audited', () => {
     'POST /app/api/conversations/:id/close': async () => ({ response: await owner.request('POST', `/app/api/conversations/${state.conversation}/close`), workspaceId: ws(), action: 'conversation.closed' }),
     'POST /app/api/leads': async () => ({ response: created(await owner.request('POST', '/app/api/leads', { name: 'Bea', email: 'bea@example.com' }), 'lead'), workspaceId: ws(), action: 'lead.created' }),
     'PATCH /app/api/leads/:id': async () => ({ response: await owner.request('PATCH', `/app/api/leads/${state.lead}`, { company: 'Bakery' }), workspaceId: ws(), action: 'lead.updated' }),
+    'POST /app/api/webhook-endpoints': async () => ({ response: created(await owner.request('POST', '/app/api/webhook-endpoints', { url: 'https://1.1.1.1/hooks', events: ['lead.created'] }), 'dashWebhook'), workspaceId: ws(), action: 'webhook_endpoint.created' }),
+    'PATCH /app/api/webhook-endpoints/:id': async () => ({ response: await owner.request('PATCH', `/app/api/webhook-endpoints/${state.dashWebhook}`, { enabled: false }), workspaceId: ws(), action: 'webhook_endpoint.updated' }),
+    'POST /app/api/webhook-endpoints/:id/rotate-secret': async () => ({ response: await owner.request('POST', `/app/api/webhook-endpoints/${state.dashWebhook}/rotate-secret`), workspaceId: ws(), action: 'webhook_endpoint.secret_rotated' }),
+    'POST /app/api/webhook-endpoints/:id/test': async () => {
+      await owner.request('PATCH', `/app/api/webhook-endpoints/${state.dashWebhook}`, { enabled: true });
+      return { response: created(await owner.request('POST', `/app/api/webhook-endpoints/${state.dashWebhook}/test`), 'dashDelivery'), workspaceId: ws(), action: 'webhook_endpoint.test_sent' };
+    },
+    'POST /app/api/webhook-endpoints/:id/deliveries/:delivery_id/resend': async () => ({ response: await owner.request('POST', `/app/api/webhook-endpoints/${state.dashWebhook}/deliveries/${state.dashDelivery}/resend`), workspaceId: ws(), action: 'webhook_delivery.resent' }),
+    'DELETE /app/api/webhook-endpoints/:id': async () => ({ response: await owner.request('DELETE', `/app/api/webhook-endpoints/${state.dashWebhook}`), workspaceId: ws(), action: 'webhook_endpoint.deleted' }),
     'POST /app/api/api-keys': async () => ({ response: created(await owner.request('POST', '/app/api/api-keys', { name: 'k', scopes: ['leads:read'] }), 'key'), workspaceId: ws(), action: 'api_key.created' }),
     'POST /app/api/api-keys/:id/revoke': async () => ({ response: await owner.request('POST', `/app/api/api-keys/${state.key}/revoke`), workspaceId: ws(), action: 'api_key.revoked' }),
     'POST /app/api/invitations': async () => ({ response: created(await owner.request('POST', '/app/api/invitations', { role: 'member' }), 'invitation'), workspaceId: ws(), action: 'invitation.created' }),
@@ -138,6 +157,16 @@ describe('every write route is audited', () => {
       const response = await owner.request('POST', '/app/api/account/password', { current_password: owner.password, new_password: 'the walk changed it' });
       if (response.statusCode === 204) owner = { ...owner, password: 'the walk changed it' };
       return { response, workspaceId: ws(), action: 'user.password_changed' };
+    },
+    'PATCH /app/api/account/notifications': async () => ({ response: await owner.request('PATCH', '/app/api/account/notifications', { notify_handoff: false }), workspaceId: ws(), action: 'member.notifications_changed' }),
+    'POST /app/api/password/reset': async () => {
+      const other = await signUp(t.app, { workspaceName: 'Reset home' });
+      const userId = (await other.request('GET', '/app/api/session')).json().user.id;
+      // Mail is off here: the link is stored as /password/forgot would store it (test/mail/ sends it for real).
+      const now = Date.now();
+      await t.app.database.db.insertInto('password_resets').values({ token_hash: tokenHash('walk-reset-token'), user_id: userId, created_at: new Date(now).toISOString(), expires_at: new Date(now + 3_600_000).toISOString(), used_at: null }).execute();
+      const response = await t.app.inject({ method: 'POST', url: '/app/api/password/reset', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ token: 'walk-reset-token', password: 'the walk reset it' }) });
+      return { response, workspaceId: other.workspaceId, action: 'user.password_changed' };
     },
     'POST /app/api/signout': async () => {
       const session = await signIn(t.app, owner.email, owner.password);

@@ -82,9 +82,9 @@ describe('parameters and statuses', () => {
     }
   });
 
-  it('both PATCH operations declare the If-Match header parameter', () => {
+  it('every PATCH operation declares the If-Match header parameter', () => {
     const patches = operations().filter(({ method }) => method === 'patch');
-    expect(patches.map(({ path }) => path).sort()).toEqual(['/chatbots/{id}', '/leads/{id}']);
+    expect(patches.map(({ path }) => path).sort()).toEqual(['/chatbots/{id}', '/leads/{id}', '/webhook_endpoints/{id}']);
     for (const { label, op } of patches) {
       const param = ((op.parameters ?? []) as Json[]).find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'if-match');
       expect(param, label).toBeDefined();

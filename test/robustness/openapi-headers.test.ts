@@ -22,6 +22,8 @@ const BODIES: Record<string, () => unknown> = {
   createLead: () => ({ email: `walk-${Math.random().toString(36).slice(2, 8)}@example.com` }),
   updateLead: () => ({ company: `Company ${Math.random()}` }),
   createSource: () => ({ type: 'text', title: 'Header walk', content: `Walked at ${Math.random()}.` }),
+  createWebhookEndpoint: () => ({ url: 'http://127.0.0.1:9/hooks', events: ['*'] }),
+  updateWebhookEndpoint: () => ({ description: `changed ${Math.random()}` }),
 };
 
 let t: TestApp;
@@ -33,7 +35,8 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   // A two-page local site, so a source's documents list has a next page too.
   site = await startSite({ pages: { '/': htmlPage('One', 'First page.', ['/two']), '/two': htmlPage('Two', 'Second page.') } });
-  t = await createTestApp({ sources: { ...loadConfig({}).sources, allowPrivateHosts: true } });
+  // Webhook receivers on 127.0.0.1 too (port 9: deliveries fail at once, nothing leaves the machine).
+  t = await createTestApp({ sources: { ...loadConfig({}).sources, allowPrivateHosts: true }, webhooks: { ...loadConfig({}).webhooks, allowPrivateHosts: true } });
   tenant = await t.tenant();
   doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi' })).json();
   // Two of everything, so a list with limit=1 has a next page (and sends Link).
@@ -53,7 +56,13 @@ beforeAll(async () => {
   for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 50))) {
     ready = (await tenant.request('GET', `/api/v1/chatbots/${bot.id}/sources/${website}`)).json().status === 'ready';
   }
-  Object.assign(ids, { chatbots: bot.id, conversations: conversation.id, leads: lead.id, sources: website, disposableSource: disposable });
+  // Two webhook endpoints (one for DELETE), and two deliveries of the first (test events).
+  const webhook = async () => (await tenant.request('POST', '/api/v1/webhook_endpoints', BODIES.createWebhookEndpoint!())).json().id as string;
+  const endpoint = await webhook();
+  const disposableWebhook = await webhook();
+  const delivery = (await tenant.request('POST', `/api/v1/webhook_endpoints/${endpoint}/test`)).json().id as string;
+  await tenant.request('POST', `/api/v1/webhook_endpoints/${endpoint}/test`);
+  Object.assign(ids, { chatbots: bot.id, conversations: conversation.id, leads: lead.id, sources: website, disposableSource: disposable, webhook_endpoints: endpoint, disposableWebhook, delivery });
 });
 afterAll(async () => {
   await t.close();
@@ -63,7 +72,12 @@ afterAll(async () => {
 /** The concrete URL of a documented path: `{id}` becomes an existing resource of the path's first segment. */
 function urlOf(path: string, op: Json, method: string): string {
   // A source's own operations run on the website source, except DELETE, which takes a disposable one.
-  const concrete = path.replace('{id}', () => ids[path.split('/')[1]!]!).replace('{source_id}', () => ids[method === 'delete' ? 'disposableSource' : 'sources']!);
+  // So does a webhook endpoint's DELETE.
+  const resource = method === 'delete' && path === '/webhook_endpoints/{id}' ? 'disposableWebhook' : path.split('/')[1]!;
+  const concrete = path
+    .replace('{id}', () => ids[resource]!)
+    .replace('{source_id}', () => ids[method === 'delete' ? 'disposableSource' : 'sources']!)
+    .replace('{delivery_id}', () => ids.delivery!);
   const takesLimit = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'query' && p.name === 'limit');
   const query = [takesLimit ? 'limit=1' : '', op.operationId === 'searchKnowledge' ? 'q=walked' : ''].filter(Boolean).join('&');
   return `/api/v1${concrete}${query ? `?${query}` : ''}`;

@@ -36,6 +36,16 @@ const SPEC: [string, string, string][] = [
   ['get', '/chatbots/{id}/sources/{source_id}/documents', 'chatbots:read'],
   ['get', '/chatbots/{id}/knowledge/search', 'chatbots:read'],
   ['get', '/events', 'events:read'], // issue 32
+  // Webhooks (issue 32, point 4).
+  ['post', '/webhook_endpoints', 'webhooks:write'],
+  ['get', '/webhook_endpoints', 'webhooks:read'],
+  ['get', '/webhook_endpoints/{id}', 'webhooks:read'],
+  ['patch', '/webhook_endpoints/{id}', 'webhooks:write'],
+  ['delete', '/webhook_endpoints/{id}', 'webhooks:write'],
+  ['post', '/webhook_endpoints/{id}/rotate_secret', 'webhooks:write'],
+  ['get', '/webhook_endpoints/{id}/deliveries', 'webhooks:read'],
+  ['post', '/webhook_endpoints/{id}/test', 'webhooks:write'],
+  ['post', '/webhook_endpoints/{id}/deliveries/{delivery_id}/resend', 'webhooks:write'],
 ];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

@@ -5,13 +5,14 @@ import { AgentEditor } from './pages/AgentEditor';
 import { Agents } from './pages/Agents';
 import { Analytics } from './pages/Analytics';
 import { AuditLog } from './pages/AuditLog';
-import { Invite, nextPath, SignIn, SignUp } from './pages/Auth';
+import { ForgotPassword, Invite, nextPath, ResetPassword, SignIn, SignUp } from './pages/Auth';
 import { ConversationDetail, Conversations } from './pages/Conversations';
 import { Developers } from './pages/Developers';
 import { Home } from './pages/Home';
 import { Leads } from './pages/Leads';
 import { Members } from './pages/Members';
 import { Settings } from './pages/Settings';
+import { Webhooks } from './pages/Webhooks';
 import { disconnectLive, useUnread } from './live';
 import { Link, navigate, usePath } from './router';
 import { SessionContext, type Session } from './session';
@@ -34,6 +35,7 @@ function Page({ path }: { path: string }) {
       return <Analytics />;
     case 'settings':
       if (id === 'developers') return <Developers />;
+      if (id === 'webhooks') return <Webhooks />;
       if (id === 'members') return <Members />;
       if (id === 'audit') return <AuditLog />;
       if (id === 'account') return <Account />;
@@ -132,12 +134,14 @@ export function App() {
     void reload();
   }, [reload]);
   useEffect(() => {
-    const titles: Record<string, string> = { signin: 'Sign in', signup: 'Create account', agents: 'Agents', conversations: 'Conversations', leads: 'Leads', analytics: 'Analytics', settings: 'Settings', invite: 'Invitation' };
+    const titles: Record<string, string> = { signin: 'Sign in', signup: 'Create account', agents: 'Agents', conversations: 'Conversations', leads: 'Leads', analytics: 'Analytics', settings: 'Settings', invite: 'Invitation', 'forgot-password': 'Forgot password', 'reset-password': 'New password' };
     document.title = `${titles[path.split('/')[1] ?? ''] ?? 'Home'} · Agents dashboard`;
   }, [path]);
 
   if (session === undefined) return <p className="loading">Loading…</p>;
   if (path === '/invite') return <Invite token={window.location.hash.slice(1)} session={session} onSignedIn={reload} />;
+  if (path === '/forgot-password') return <ForgotPassword />;
+  if (path === '/reset-password') return <ResetPassword onChanged={reload} />;
   if (!session) {
     if (path === '/signup') return <SignUp onSignedIn={reload} />;
     if (path !== '/signin') queueMicrotask(() => navigate(path === '/' ? '/signin' : `/signin?next=${encodeURIComponent(path)}`, true));

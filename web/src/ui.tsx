@@ -105,3 +105,38 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 export function Badge({ value }: { value: string }) {
   return <span className={`badge badge-${value}`}>{value}</span>;
 }
+
+/** A set of checkboxes, one per option, whose checked options are `chosen`. */
+export function Choices({ options, chosen, onChange }: { options: readonly string[]; chosen: string[]; onChange: (chosen: string[]) => void }) {
+  return (
+    <div className="scopes">
+      {options.map((option) => (
+        <label key={option} className="inline">
+          <input type="checkbox" checked={chosen.includes(option)} onChange={(e) => onChange(e.target.checked ? [...chosen, option] : chosen.filter((c) => c !== option))} />
+          {option}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+/** A secret shown this once (an API key, a webhook signing secret), with a copy button. */
+export function SecretOnce({ title, secret, testId, note, onDone }: { title: string; secret: string; testId: string; note?: string; onDone: () => void }) {
+  return (
+    <div className="card secret stack" role="status">
+      <h2>{title}</h2>
+      <p>
+        Copy it now: it is shown this once and cannot be shown again.{note ? ` ${note}` : ''}
+      </p>
+      <div className="row">
+        <code data-testid={testId} className="secret-value">{secret}</code>
+        <CopyButton text={secret} />
+      </div>
+      <div>
+        <button type="button" className="secondary" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}

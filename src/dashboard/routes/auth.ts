@@ -9,8 +9,10 @@ import { userContext } from '../../modules/users/service.js';
 import { ChangePasswordBody, InvitationTokenBody, SignInBody, SignUpBody, SwitchWorkspaceBody } from '../schemas.js';
 import { requestFacts, setSessionCookie } from '../session.js';
 import type { signInLimiter } from '../sign-in-limit.js';
+import { passwordResetRoutes } from './password-reset.js';
+import { notificationRoutes } from './notifications.js';
 
-/** Accounts and sessions: sign-up, sign-in, sign-out, the current session, workspace switching, invitations. */
+/** Accounts and sessions: sign-up, sign-in, sign-out, password reset, the current session, workspace switching, invitations. */
 export function authRoutes(services: Services, config: Config, spendAttempt: ReturnType<typeof signInLimiter>): FastifyPluginAsyncTypebox {
   const { users, sessions, invitations, workspaces } = services;
 
@@ -21,6 +23,9 @@ export function authRoutes(services: Services, config: Config, spendAttempt: Ret
   }
 
   return async (app) => {
+    await app.register(passwordResetRoutes(services.passwordResets, spendAttempt));
+    await app.register(notificationRoutes(services.mailPreferences));
+
     app.post('/signup', { schema: { body: SignUpBody }, config: { publicRoute: true }, bodyLimit: SMALL_BODY_LIMIT_BYTES }, async (request, reply) => {
       await spendAttempt(request, reply, request.body.email);
       const { email, password, workspace_name: workspaceName, invitation_token: invitationToken } = request.body;

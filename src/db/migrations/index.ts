@@ -16,6 +16,8 @@ import * as m0015 from './0015_source_sync_progress.js';
 import * as m0016 from './0016_answers.js';
 import * as m0017 from './0017_drop_knowledge_entries.js';
 import * as m0018 from './0018_events.js';
+import * as m0019 from './0019_webhooks.js';
+import * as m0020 from './0020_password_resets.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +38,6 @@ export const migrations: Record<string, Migration> = {
   '0016_answers': m0016,
   '0017_drop_knowledge_entries': m0017,
   '0018_events': m0018,
+  '0019_webhooks': m0019,
+  '0020_password_resets': m0020,
 };

@@ -8,6 +8,12 @@ import { eventRepository, type EventRow } from './repository.js';
 const PAGE = 500;
 /** Every stream's tail is read again this often even without a signal (a write of another process on SQLite). */
 export const LIVE_HEARTBEAT_MS = 15_000;
+/**
+ * The heartbeat's work is spread over this many ticks per period: each stream writes its keep-alive in its
+ * own slot, so 5,000 idle streams cost a few hundred writes a second, not 5,000 writes in one turn of the
+ * event loop (which stalls every other request for as long).
+ */
+const HEARTBEAT_SLOTS = 15;
 
 /** An event as streams get it: its data parsed once for all of them. */
 export interface LiveEvent {
@@ -41,6 +47,8 @@ export interface LiveSubscription {
 
 interface Subscriber extends LiveSubscriber {
   seq: number;
+  /** The heartbeat tick (of HEARTBEAT_SLOTS) at which this stream writes its keep-alive. */
+  slot: number;
   /** Events the shared tail read while this subscriber was still reading what it missed. */
   pending: LiveEvent[] | null;
 }
@@ -109,6 +117,8 @@ export function createLiveEvents(deps: { db: Kysely<Database>; signals: CommitSi
   const tails = new Map<string, Tail>();
   let stopListening: (() => void) | null = null;
   let heartbeat: NodeJS.Timeout | null = null;
+  // Streams joined so far: spreads them over the heartbeat's slots.
+  let joined = 0;
 
   async function read(workspaceId: string, tail: Tail): Promise<void> {
     if (tail.reading) {
@@ -146,12 +156,14 @@ export function createLiveEvents(deps: { db: Kysely<Database>; signals: CommitSi
   function start(): void {
     if (stopListening) return;
     stopListening = signals.listen(heard);
+    let tick = 0;
     heartbeat = setInterval(() => {
+      const slot = tick++ % HEARTBEAT_SLOTS;
       for (const [id, tail] of tails) {
-        void read(id, tail);
-        for (const subscriber of subscribersOf(tail)) subscriber.heartbeat?.();
+        if (slot === 0) void read(id, tail);
+        for (const subscriber of subscribersOf(tail)) if (subscriber.slot === slot) subscriber.heartbeat?.();
       }
-    }, LIVE_HEARTBEAT_MS);
+    }, LIVE_HEARTBEAT_MS / HEARTBEAT_SLOTS);
     heartbeat.unref();
   }
 
@@ -184,7 +196,7 @@ export function createLiveEvents(deps: { db: Kysely<Database>; signals: CommitSi
       const tail = tailOf(workspaceId);
       await tail.ready;
       const resumeAt = options.after === undefined ? tail.seq : Math.max(0, Math.min(options.after, tail.seq));
-      const subscriber: Subscriber = { ...options, seq: resumeAt, pending: resumeAt < tail.seq ? [] : null };
+      const subscriber: Subscriber = { ...options, seq: resumeAt, slot: joined++ % HEARTBEAT_SLOTS, pending: resumeAt < tail.seq ? [] : null };
       const group = options.conversationId === undefined ? tail.everything : (tail.byConversation.get(options.conversationId) ?? new Set<Subscriber>());
       if (options.conversationId !== undefined) tail.byConversation.set(options.conversationId, group);
       group.add(subscriber);

@@ -11,6 +11,7 @@ import { userRepository, type Role, type UserRow } from '../users/repository.js'
 import { normalizeEmail, roleAtLeast, userContext, type UserService } from '../users/service.js';
 import { workspaceRepository } from '../workspaces/repository.js';
 import { invitationRepository } from './repository.js';
+import type { InvitationCreated } from '../mail/invitations.js';
 
 const DAY_MS = 86_400_000;
 
@@ -52,9 +53,9 @@ const invalid = (why: string) => new AppError('invitation_invalid', `This invita
 /**
  * One-time invitation links: an owner or admin creates one with a role (and optionally the one email that
  * may use it); its holder joins the workspace once, until it expires, is revoked, or its creator can no
- * longer grant that role.
+ * longer grant that role. With mail on, an invitation that names an email is also emailed (`onCreated`).
  */
-export function createInvitationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, users: UserService) {
+export function createInvitationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, users: UserService, onCreated?: InvitationCreated) {
   async function usable(executor: Db, token: string): Promise<InvitationsTable> {
     const row = token.length >= 20 && token.length <= 100 ? await invitationRepository.findByTokenHash(executor, tokenHash(token)) : undefined;
     if (!row) throw AppError.notFound('invitation', 'link');
@@ -113,6 +114,8 @@ export function createInvitationService(db: Kysely<Database>, clock: Clock, audi
           target: { type: 'invitation', id: row.id },
           changes: { role: { before: null, after: row.role }, email: { before: null, after: email }, expires_at: { before: null, after: row.expires_at } },
         });
+        // An invitation for one email is emailed too (when mail is on), committed with it.
+        await onCreated?.(trx, row, token);
       });
       return { invitation: present(row), token };
     },

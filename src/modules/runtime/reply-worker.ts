@@ -12,6 +12,7 @@ import { presentMessage } from '../messages/presenter.js';
 import type { MessageService, ReplyRequester } from '../messages/service.js';
 import type { MessageView } from '../messages/schema.js';
 import type { ReplyEngine, ReplyOutput } from '../replies/engine.js';
+import type { ClaimableQueue } from './queues.js';
 import { replyJobRepository, runtimeRepository, type JobKind, type JobRow, type ReplyJobRow } from './repository.js';
 
 /** Messages of the transcript handed to the engine. */
@@ -42,6 +43,8 @@ export interface ReplyWorkerDeps {
   concurrency: number;
   /** Ingestion of knowledge sources, run from the same queue in slots of its own (so it never starves replies). */
   ingest?: { runner: IngestRunner; concurrency: number };
+  /** Queues with rows of their own (webhook deliveries), each polled in slots of its own. */
+  queues?: readonly ClaimableQueue[];
 }
 
 /** Runs ingest jobs (src/modules/sources/ingestion.ts); the worker holds the lease and records the outcome. */
@@ -72,12 +75,13 @@ function agentContext(workspaceId: string, chatbotId: string, trx: Transaction<D
  * takes the ingest jobs of knowledge sources from the same queue, in slots of their own (`ingest`).
  */
 export function createReplyWorker(deps: ReplyWorkerDeps) {
-  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs, concurrency, ingest } = deps;
+  const { db, clock, engine, messages, log, leaseMs, pollIntervalMs, concurrency, ingest, queues = [] } = deps;
   // Every job in flight (stop() waits for them), and the poller's own jobs among them, per kind: each kind
   // has its own slots (REPLY_CONCURRENCY, INGEST_CONCURRENCY), so a long ingestion never holds up a reply.
   const active = new Set<Promise<unknown>>();
   const polled: Record<JobKind, Set<Promise<unknown>>> = { reply: new Set(), ingest: new Set() };
   const slots: Record<JobKind, number> = { reply: concurrency, ingest: ingest?.concurrency ?? 0 };
+  const queued = new Map<ClaimableQueue, Set<Promise<unknown>>>(queues.map((queue) => [queue, new Set()]));
   let lastScheduleCheck = 0;
   // Jobs this process is running, by id: a request whose job the poller took awaits it here.
   const running = new Map<string, Promise<JobOutcome>>();
@@ -87,6 +91,8 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
   // which is stored and delivered, so no visitor is left without an answer and the process can exit in time.
   let shutdown = new AbortController();
   let ticking = false;
+  // A tick asked for while one runs (a slot freed meanwhile): run again when it ends, so no free slot waits for the poll.
+  let tickAgain = false;
 
   function track<T>(work: Promise<T>): Promise<T> {
     active.add(work);
@@ -216,10 +222,26 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     if (queued > 0) log.info({ queued }, 'scheduled source re-syncs queued');
   }
 
-  // Claims and starts due jobs of each kind until none is left or that kind's slots are used up.
+  // Holds a slot while the job runs; a freed slot looks for the next job at once.
+  function occupy(slotsInUse: Set<Promise<unknown>>, work: Promise<unknown>): void {
+    slotsInUse.add(work);
+    void work
+      .finally(() => {
+        slotsInUse.delete(work);
+        void tick();
+      })
+      .catch(() => undefined);
+  }
+
+  // Claims and starts due jobs of each kind (and of each other queue) until none is left or its slots are used up.
   async function tick(): Promise<void> {
-    if (ticking || stopped) return;
+    if (stopped) return;
+    if (ticking) {
+      tickAgain = true;
+      return;
+    }
     ticking = true;
+    tickAgain = false;
     try {
       await queueScheduled();
       for (const kind of ['reply', 'ingest'] as const) {
@@ -233,19 +255,25 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
             break;
           }
           const work = job.kind === 'ingest' && ingest ? track(executeIngest(job, ingest.runner)) : run(job as ReplyJobRow);
-          polled[kind].add(work);
-          void work
-            .finally(() => {
-              polled[kind].delete(work);
-              nudge();
-            })
-            .catch(() => undefined);
+          occupy(polled[kind], work);
+        }
+      }
+      for (const [queue, inFlight] of queued) {
+        while (!stopped && inFlight.size < queue.concurrency) {
+          const job = await queue.claimNext();
+          if (!job) break;
+          if (stopped) {
+            await queue.release(job);
+            break;
+          }
+          occupy(inFlight, track(queue.run(job, shutdown.signal)));
         }
       }
     } catch (error) {
       log.warn({ err: error }, 'job runner could not claim jobs');
     } finally {
       ticking = false;
+      if (tickAgain) void tick();
     }
   }
 

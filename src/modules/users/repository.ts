@@ -1,3 +1,4 @@
+import type { Insertable } from 'kysely';
 import type { Db, MembershipsTable, UsersTable } from '../../db/schema.js';
 
 /** A member's role in a workspace. */
@@ -65,7 +66,7 @@ export const userRepository = {
   },
 
   /** Adds a user to a workspace. */
-  async insertMembership(db: Db, row: MembershipsTable): Promise<void> {
+  async insertMembership(db: Db, row: Insertable<MembershipsTable>): Promise<void> {
     await db.insertInto('memberships').values(row).execute();
   },
 

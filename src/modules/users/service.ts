@@ -40,8 +40,11 @@ export interface SignUpInput {
   workspaceName: string;
 }
 
-/** Who sets a new password: the user in a session (kept, the others end), or the operator (every session ends). */
-export type PasswordChanger = { type: 'user'; sessionId: string; request: RequestContext } | { type: 'operator'; name: string };
+/**
+ * Who sets a new password: the user in a session (kept, the others end), the user through an emailed reset
+ * link (every session ends), or the operator (every session ends).
+ */
+export type PasswordChanger = { type: 'user'; sessionId: string; request: RequestContext } | { type: 'reset'; request: RequestContext } | { type: 'operator'; name: string };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -55,7 +58,7 @@ export function normalizeEmail(raw: string): string {
 }
 
 /** A 400 naming the field when a new password is too short, too long or among the most common ones. */
-function checkPassword(password: string, pointer = '/password'): void {
+export function checkPassword(password: string, pointer = '/password'): void {
   const problem = passwordProblem(password);
   if (problem) throw AppError.validation(`The password ${problem}.`, [{ pointer, message: problem }]);
 }
@@ -81,6 +84,25 @@ export function createUserService(db: Kysely<Database>, clock: Clock, audit: Aud
     const row = { id: newId('user', now.getTime()), email, password_hash: await hashPassword(password), created_at: now.toISOString() };
     await userRepository.insert(trx, row);
     return { id: row.id, email: row.email, created_at: row.created_at };
+  }
+
+  /**
+   * Stores an already hashed password inside `trx`: ends the user's sessions (but the changing one) and records
+   * `user.password_changed` in each of their workspaces.
+   */
+  async function writePassword(trx: Transaction<Database>, userId: string, passwordHash: string, by: PasswordChanger): Promise<void> {
+    const user = await userRepository.find(trx, userId);
+    if (!user) throw AppError.notFound('user', userId);
+    // Workspace rows are locked by the audit chain: always in id order, so two changes cannot deadlock.
+    const workspaceIds = (await userRepository.workspacesOf(trx, userId)).map((w) => w.workspace_id).sort();
+    if (workspaceIds.length === 0) throw new AppError('invalid_request', 'This account belongs to no workspace: there is no audit log to record the change in.');
+    await userRepository.setPasswordHash(trx, userId, passwordHash);
+    await sessionRepository.deleteForUser(trx, userId, by.type === 'user' ? by.sessionId : null);
+    const changes = { sessions_ended: { before: null, after: by.type === 'user' ? 'others' : 'all' }, ...(by.type === 'reset' ? { via: { before: null, after: 'reset_link' } } : {}) };
+    for (const workspaceId of workspaceIds) {
+      const ctx = by.type === 'operator' ? systemContext(workspaceId, by.name) : userContext(user, workspaceId, by.request);
+      await audit.record(trx, ctx, { action: 'user.password_changed', target: { type: 'user', id: userId }, changes });
+    }
   }
 
   return {
@@ -144,20 +166,10 @@ export function createUserService(db: Kysely<Database>, clock: Clock, audit: Aud
         throw AppError.validation('The current password is wrong.', [{ pointer: '/current_password', message: 'is not your current password' }]);
       }
       const passwordHash = await hashPassword(newPassword);
-      await inTransaction(db, {}, async (trx) => {
-        const user = await userRepository.find(trx, userId);
-        if (!user) throw AppError.notFound('user', userId);
-        // Workspace rows are locked by the audit chain: always in id order, so two changes cannot deadlock.
-        const workspaceIds = (await userRepository.workspacesOf(trx, userId)).map((w) => w.workspace_id).sort();
-        if (workspaceIds.length === 0) throw new AppError('invalid_request', 'This account belongs to no workspace: there is no audit log to record the change in.');
-        await userRepository.setPasswordHash(trx, userId, passwordHash);
-        await sessionRepository.deleteForUser(trx, userId, by.type === 'user' ? by.sessionId : null);
-        for (const workspaceId of workspaceIds) {
-          const ctx = by.type === 'user' ? userContext(user, workspaceId, by.request) : systemContext(workspaceId, by.name);
-          await audit.record(trx, ctx, { action: 'user.password_changed', target: { type: 'user', id: userId }, changes: { sessions_ended: { before: null, after: by.type === 'user' ? 'others' : 'all' } } });
-        }
-      });
+      await inTransaction(db, {}, (trx) => writePassword(trx, userId, passwordHash, by));
     },
+
+    writePassword,
 
     /** A user by email (any case), or undefined. */
     async findByEmail(rawEmail: string): Promise<UserRow | undefined> {

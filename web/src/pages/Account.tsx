@@ -1,11 +1,50 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { useSession } from '../session';
-import { ErrorText, PageHeader, useAction } from '../ui';
+import { ErrorText, PageHeader, useAction, useLoad } from '../ui';
 import { PASSWORD_HINT } from './Auth';
 import { SettingsNav } from './Settings';
 
-/** Settings → Account: the signed-in user changes their password (their other sessions end). */
+type Notifications = { notify_new_lead: boolean; notify_handoff: boolean; mail_enabled: boolean };
+
+/** What the member is emailed about in this workspace; says so when the instance sends no mail. */
+function EmailNotifications() {
+  const loaded = useLoad(() => api<Notifications>('GET', '/account/notifications'), []);
+  const [saved, setSaved] = useState<Notifications | null>(null);
+  const action = useAction();
+  const current = saved ?? loaded.data;
+  async function toggle(change: Partial<Notifications>) {
+    const result = await action.run(() => api<Notifications>('PATCH', '/account/notifications', change));
+    if (result) setSaved(result);
+  }
+  return (
+    <section className="card stack" aria-label="Email notifications">
+      <h2>Email notifications</h2>
+      {loaded.error ? <ErrorText error={loaded.error} /> : null}
+      {current && !current.mail_enabled ? (
+        <p className="notice" role="status">
+          Email is off on this instance (SMTP_URL is not set): nothing is emailed until the person who runs it configures a mail server. Your choices are kept.
+        </p>
+      ) : null}
+      {current ? (
+        <>
+          <label className="inline">
+            <input type="checkbox" checked={current.notify_new_lead} disabled={action.busy} onChange={(e) => void toggle({ notify_new_lead: e.target.checked })} />
+            Email me about new leads
+          </label>
+          <label className="inline">
+            <input type="checkbox" checked={current.notify_handoff} disabled={action.busy} onChange={(e) => void toggle({ notify_handoff: e.target.checked })} />
+            Email me when a visitor asks for a person
+          </label>
+          <span className="hint">For this workspace only.</span>
+        </>
+      ) : null}
+      <ErrorText error={action.error} />
+    </section>
+  );
+}
+
+/** Settings → Account: the signed-in user changes their password (their other sessions end) and chooses their email notifications. */
 export function Account() {
   const { session } = useSession();
   const [current, setCurrent] = useState('');
@@ -51,6 +90,7 @@ export function Account() {
           </button>
         </div>
       </form>
+      <EmailNotifications />
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { api, setCsrfToken } from '../api';
 import { Link, navigate } from '../router';
 import type { Session } from '../session';
@@ -53,6 +53,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
           Sign in
         </button>
       </form>
+      <p>
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
       <p>
         New here? <Link to="/signup">Create an account</Link>
       </p>
@@ -171,6 +174,95 @@ export function Invite({ token, session, onSignedIn }: { token: string; session:
           </p>
         </>
       )}
+    </AuthCard>
+  );
+}
+
+/** Forgot password: Email, "Email me a link". The server answers the same for any address. */
+export function ForgotPassword() {
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState(false);
+  const { busy, error, run } = useAction();
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (await run(async () => (await api('POST', '/password/forgot', { email }), true))) setSent(true);
+  }
+  return (
+    <AuthCard title="Forgot your password?">
+      {sent ? (
+        <p className="notice" role="status">
+          If an account uses {email}, an email with a link to choose a new password is on its way. The link works once, for an hour. Nothing arrives? Check the
+          address and your spam folder, or ask the person who runs this instance: email may be off here.
+        </p>
+      ) : (
+        <form onSubmit={submit} className="stack">
+          <p className="lead">Enter the email of your account and we will send you a link to choose a new password.</p>
+          <label>
+            Email
+            <input type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          </label>
+          <ErrorText error={error} />
+          <button type="submit" disabled={busy}>
+            Email me a link
+          </button>
+        </form>
+      )}
+      <p>
+        <Link to="/signin">Back to sign in</Link>
+      </p>
+    </AuthCard>
+  );
+}
+
+/** The emailed link (/reset-password?token=…): New password, "Set new password"; every session ends. */
+export function ResetPassword({ onChanged }: { onChanged: () => Promise<void> }) {
+  // Read once, then taken out of the address bar (and so of the history and any later Referer).
+  const [token] = useState(() => new URLSearchParams(window.location.search).get('token') ?? '');
+  const [password, setPassword] = useState('');
+  const [done, setDone] = useState(false);
+  const { busy, error, run } = useAction();
+  useEffect(() => {
+    if (window.location.search) window.history.replaceState(null, '', '/reset-password');
+  }, []);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (!(await run(async () => (await api('POST', '/password/reset', { token, password }), true)))) return;
+    setDone(true);
+    // The change ended every session, this browser's too.
+    await onChanged();
+  }
+  if (done) {
+    return (
+      <AuthCard title="Password changed">
+        <p role="status">Your new password is set, and every session of your account was signed out.</p>
+        <p>
+          <Link to="/signin">Sign in</Link>
+        </p>
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard title="Choose a new password">
+      {token ? (
+        <form onSubmit={submit} className="stack">
+          <label>
+            New password
+            <input type="password" autoComplete="new-password" required minLength={10} aria-describedby="password-hint" value={password} onChange={(e) => setPassword(e.target.value)} />
+          </label>
+          <span id="password-hint" className="hint under">{PASSWORD_HINT}</span>
+          <ErrorText error={error} />
+          <button type="submit" disabled={busy}>
+            Set new password
+          </button>
+        </form>
+      ) : (
+        <p className="error" role="alert">
+          This page needs the link from the email.
+        </p>
+      )}
+      <p>
+        <Link to="/forgot-password">Ask for a new link</Link>
+      </p>
     </AuthCard>
   );
 }

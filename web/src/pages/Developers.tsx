@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { api, when } from '../api';
 import { isAdmin, useSession } from '../session';
-import { CopyButton, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { Choices, ErrorText, PageHeader, SecretOnce, useAction, useLoad } from '../ui';
 import { AdminOnly, SettingsNav } from './Settings';
 
-const SCOPES = ['analytics:read', 'chatbots:read', 'chatbots:write', 'conversations:read', 'events:read', 'messages:write', 'leads:read', 'leads:write'];
+const SCOPES = ['analytics:read', 'chatbots:read', 'chatbots:write', 'conversations:read', 'events:read', 'messages:write', 'leads:read', 'leads:write', 'webhooks:read', 'webhooks:write'];
 
 interface ApiKey {
   id: string;
@@ -39,14 +39,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey & { se
       </label>
       <fieldset>
         <legend>Scopes</legend>
-        <div className="scopes">
-          {SCOPES.map((scope) => (
-            <label key={scope} className="inline">
-              <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))} />
-              {scope}
-            </label>
-          ))}
-        </div>
+        <Choices options={SCOPES} chosen={scopes} onChange={setScopes} />
       </fieldset>
       <label>
         Expiry
@@ -114,19 +107,7 @@ export function Developers() {
         />
       ) : null}
       {created ? (
-        <div className="card secret stack" role="status">
-          <h2>Your new key “{created.name}”</h2>
-          <p>Copy it now: it is shown this once and cannot be shown again.</p>
-          <div className="row">
-            <code data-testid="api-key-secret" className="secret-value">{created.secret}</code>
-            <CopyButton text={created.secret} />
-          </div>
-          <div>
-            <button type="button" className="secondary" onClick={() => setCreated(null)}>
-              Done
-            </button>
-          </div>
-        </div>
+        <SecretOnce title={`Your new key “${created.name}”`} secret={created.secret} testId="api-key-secret" onDone={() => setCreated(null)} />
       ) : null}
       {revoking ? (
         <div className="card confirm" role="alertdialog" aria-labelledby="revoke-text">

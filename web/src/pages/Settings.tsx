@@ -8,6 +8,7 @@ export function SettingsNav() {
     <nav aria-label="Settings" className="subnav">
       <ul>
         <li><Link to="/settings/developers">Developers</Link></li>
+        <li><Link to="/settings/webhooks">Webhooks</Link></li>
         <li><Link to="/settings/members">Members</Link></li>
         <li><Link to="/settings/audit">Audit log</Link></li>
         <li><Link to="/settings/account">Account</Link></li>
@@ -36,6 +37,7 @@ export function Settings() {
       {isAdmin(session) ? (
         <ul className="plain">
           <li><strong>Developers</strong>: API keys for your integrations, and the API reference.</li>
+          <li><strong>Webhooks</strong>: your systems told of new leads, conversations and more, as they happen.</li>
           <li><strong>Members</strong>: invite people, change roles.</li>
           <li><strong>Audit log</strong>: every change, who made it, and the log&apos;s integrity.</li>
           <li><strong>Account</strong>: your password.</li>
