@@ -5,7 +5,7 @@ import type { RepliesReport } from './replies.js';
 import { webhooksTable, type WebhooksReport } from './webhooks.js';
 import type { ScenarioResult } from './scenarios.js';
 
-/** The parts of `npm run bench` (`--only`): the HTTP scenarios, knowledge search, website ingestion, reply latency. */
+/** The parts of `npm run bench` (`--only`): the HTTP scenarios, knowledge search, website ingestion, reply latency, webhook deliveries, live streams. */
 export const BENCH_PARTS = ['http', 'knowledge', 'ingestion', 'replies', 'webhooks', 'live'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
