@@ -91,7 +91,10 @@ describe('safeFetch: addresses', () => {
 
   it('fetches a private address when private hosts are allowed (tests, intranet deployments)', async () => {
     const result = await safeFetch(`${site.url}/plain`, { ...base, allowPrivateHosts: true });
-    expect(result).toEqual({ url: `${site.url}/plain`, status: 200, contentType: 'text/plain', body: new Uint8Array(Buffer.from('plain text')) });
+    const { headers, ...rest } = result;
+    expect(rest).toEqual({ url: `${site.url}/plain`, status: 200, contentType: 'text/plain', body: new Uint8Array(Buffer.from('plain text')) });
+    // The response's headers come along (a webhook receiver's Retry-After is read from them).
+    expect(headers['content-type']).toBe('text/plain');
     const named = await safeFetch(`http://localhost:${site.port}/plain`, { ...base, allowPrivateHosts: true });
     expect(Buffer.from(named.body).toString()).toBe('plain text');
   });
