@@ -108,10 +108,25 @@ export async function prepareDatabase(config: DatabaseConfig): Promise<{ handle:
   const handle = openDatabase(config);
   try {
     await ensureSchema(handle, config);
-    return { handle, applied: await migrateToLatest(handle.db, config.kind === 'postgres' ? config.schema : null) };
+    return { handle, applied: await migrateWithoutTimeouts(handle, config) };
   } catch (error) {
     await handle.close();
     throw error;
+  }
+}
+
+/**
+ * Migrations are not requests: building an index over a large table, or waiting for another instance's
+ * migration lock, may outlast the timeouts meant for requests. On PostgreSQL they run over a connection
+ * of their own without them.
+ */
+async function migrateWithoutTimeouts(handle: DatabaseHandle, config: DatabaseConfig): Promise<string[]> {
+  if (config.kind !== 'postgres') return migrateToLatest(handle.db);
+  const db = openPostgres({ ...config, poolMax: 1, statementTimeoutMs: 0, queryTimeoutMs: 0 });
+  try {
+    return await migrateToLatest(db, config.schema);
+  } finally {
+    await db.destroy();
   }
 }
 
