@@ -37,6 +37,8 @@ import { delayedEngine } from './modules/runtime/delayed-engine.js';
 import { openAiEmbedder } from './modules/knowledge/embedder.js';
 import { createKnowledgeSearch } from './modules/knowledge/retrieval.js';
 import { createReplyEngine } from './modules/replies/index.js';
+import { resolveSecretKey } from './modules/provider-settings/crypto.js';
+import { createProviderSettingsService } from './modules/provider-settings/service.js';
 import { createReplyWorker, durableReplies, type ReplyWorker } from './modules/runtime/reply-worker.js';
 import { widgetAccessHook } from './modules/runtime/widget-access.js';
 import { widgetRoutes } from './modules/runtime/widget-routes.js';
@@ -92,8 +94,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const logger = createLogger(config, overrides.logDestination) as FastifyBaseLogger;
   // Retrieval over the agents' sources: full text, fused with vectors when EMBEDDINGS_PROVIDER is set.
   const knowledge = createKnowledgeSearch(config.sources.embeddings ? openAiEmbedder(config.sources.embeddings, config.llm.timeoutMs) : null, logger);
-  // The one place the reply engine is chosen: the configured provider (LLM_PROVIDER), unless a test passes one.
-  const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger, knowledge }), config.runtime.replyDelayMs);
+  // The model provider: LLM_PROVIDER & co. when set, else what the instance's owner saved in the dashboard (read per reply).
+  const providerSettings = createProviderSettingsService({ db: database.db, clock, audit: createAuditWriter(clock), llm: config.llm, llmEnvironment: config.llmEnvironment, secretKey: resolveSecretKey(config.secretKey, config.database, logger) });
+  // The one place the reply engine is chosen: the provider in effect, unless a test passes an engine.
+  const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger, knowledge, effectiveLlm: providerSettings.effectiveLlm }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
   const wakeJobs = () => worker?.nudge();
   const mailer = createMailer(config.mail);
@@ -257,7 +261,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     { prefix: '/api/v1' },
   );
-  await registerDashboard(app, { rateLimitStore, live });
+  await registerDashboard(app, { rateLimitStore, live, providerSettings });
 
   await app.register(
     async (publicApi) => {

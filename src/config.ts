@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseSecretKey } from './modules/provider-settings/crypto.js';
 
 /** Where the service keeps its data: an embedded SQLite file, or (later) PostgreSQL. */
 export type DatabaseConfig =
@@ -72,6 +73,8 @@ export interface Config {
   };
   /** How agents answer: the model provider and what goes into a prompt. */
   llm: LlmConfig;
+  /** The provider variables set in the environment (LLM_PROVIDER, OPENAI_API_KEY …): when any is, `llm` wins over the dashboard's settings. */
+  llmEnvironment: string[];
   /** The key that signs audit checkpoints (AUDIT_SIGNING_KEY); never stored in the database. Null: unset. */
   audit: { signingKey: string | null };
   /** Knowledge sources: upload and crawl limits, outbound fetch policy, ingestion jobs. */
@@ -80,6 +83,8 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** Outgoing email (SMTP_URL, MAIL_FROM); null: mail is off and nothing is sent. */
   mail: MailConfig | null;
+  /** SECRET_KEY: the AES-256 key that encrypts secrets stored in the database (provider API keys). Null: unset. */
+  secretKey: Buffer | null;
 }
 
 /** The SMTP server mail goes through. The URL may hold the password: it is never logged. */
@@ -282,7 +287,8 @@ function redisConfig(env: NodeJS.ProcessEnv): Config['redis'] {
   return { url, onFailure };
 }
 
-const DEFAULT_MODELS: Record<LlmProvider, string> = { builtin: 'builtin', openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
+/** The model used when neither the agent nor LLM_MODEL (or the saved settings) name one. */
+export const DEFAULT_MODELS: Record<LlmProvider, string> = { builtin: 'builtin', openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
 
 function httpUrl(env: NodeJS.ProcessEnv, name: string): string | null {
   const raw = env[name]?.trim();
@@ -296,6 +302,9 @@ function httpUrl(env: NodeJS.ProcessEnv, name: string): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
 }
+
+// The variables that choose a provider (not the tuning ones such as LLM_TIMEOUT_MS, which apply to any provider).
+const LLM_PROVIDER_VARIABLES = ['LLM_PROVIDER', 'LLM_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'];
 
 function llmConfig(env: NodeJS.ProcessEnv): LlmConfig {
   const provider = (env.LLM_PROVIDER?.trim().toLowerCase() || 'builtin') as LlmProvider;
@@ -443,10 +452,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     invitationTtlDays: integer(env, 'INVITATION_TTL_DAYS', 7, 1, 365),
     redis: redisConfig(env),
     llm: llmConfig(env),
+    llmEnvironment: LLM_PROVIDER_VARIABLES.filter((name) => Boolean(env[name]?.trim())),
     audit: { signingKey: auditSigningKey(env) },
     sources: sourcesConfig(env),
     webhooks: webhooksConfig(env),
     mail: mailConfig(env),
+    secretKey: parseSecretKey(env.SECRET_KEY),
     widget: {
       ratePerIpPerMinute: integer(env, 'WIDGET_RATE_PER_IP_PER_MINUTE', 60, 1, 1_000_000_000),
       messagesPerConversationPerMinute: integer(env, 'WIDGET_RATE_PER_CONVERSATION_PER_MINUTE', 20, 1, 1_000_000_000),

@@ -1,6 +1,11 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
+/** A reason not to start that one line explains fully (printed as is, exit code 1, no stack trace). */
+class StartupError extends Error {
+  override name = 'StartupError';
+}
+
 // Thin entry point: configuration, the app, listening, and a graceful SIGTERM/SIGINT shutdown
 // (stop accepting, let in-flight requests finish, replies in flight end with the fallback answer, close
 // the database), all before SHUTDOWN_TIMEOUT_MS.
@@ -34,7 +39,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await app.close();
+    throw new StartupError(
+      `Port ${config.port} is already in use (another copy of the service or another program). Stop it, or start with PORT=${config.port + 1} npm start.`,
+    );
+  }
   const where = config.database.kind === 'sqlite' ? config.database.path : 'PostgreSQL';
   app.log.info(`serving the API at ${config.publicUrl}/api/v1 (reference: ${config.publicUrl}/docs, database: ${where})`);
   if (!(await app.services.users.anyExist()) && !(await app.services.apiKeys.anyExist())) {
@@ -47,6 +60,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof StartupError) {
+    console.error(error.message);
+    process.exit(1);
+  }
   if (error instanceof ConfigError) {
     console.error(`configuration error: ${error.message}`);
     process.exit(2);

@@ -24,7 +24,7 @@
   const pageMode = script.getAttribute('data-mode') === 'page';
   const storageKey = 'chat-agent:' + chatbotId;
   // Lead form fields: [label key, input type, autocomplete].
-  const LEAD_FIELDS = { name: ['name', 'text', 'name'], email: ['email', 'email', 'email'], phone: ['phone', 'tel', 'tel'] };
+  const LEAD_FIELDS = { name: ['name', 'text', 'name'], email: ['email', 'email', 'email'], phone: ['phone', 'tel', 'tel'], company: ['company', 'text', 'organization'] };
   // An answer asking for contact details (e.g. the agent declining a question) opens the lead form.
   const DETAILS_ASKED = /contact details|e-?mail address|phone number|if you leave your|datos de contacto|correo electr|coordonn|adresse e-?mail|kontaktdaten|e-mail-adresse|telefonnummer|dados de contato|seu e-?mail/i;
 
@@ -33,13 +33,13 @@
     en: {
       openChat: 'Open chat', closeChat: 'Close chat', conversation: 'Conversation', message: 'Message',
       placeholder: 'Type your message…', send: 'Send', offer: 'Leave your contact details', details: 'Contact details',
-      leadPrompt: "Leave your details and we'll get back to you.", name: 'Name', email: 'Email', phone: 'Phone',
+      leadPrompt: "Leave your details and we'll get back to you.", name: 'Name', email: 'Email', phone: 'Phone', company: 'Company',
       later: 'Not now', sendDetails: 'Send details', needContact: 'Please enter an email address or a phone number.',
       leadThanks: "Thank you! We've got your details and will be in touch.", retry: 'Retry',
       offline: "We couldn't reach the chat. Check your connection.", offlineForm: "We couldn't reach the chat. Please try again.",
       tooFast: "You're sending messages too fast. Please wait {} and try again.", seconds: '{} seconds', moment: 'a moment',
       ended: 'This conversation has ended.', gone: 'This conversation is no longer available.',
-      paused: 'This chat is not taking messages right now. Please try again later.', notHere: 'This chat is not available on this site.',
+      paused: 'This chat is not taking messages right now. Please try again later.', notHere: 'Chat is not enabled on this website.',
       check: 'Please check what you entered.', failed: 'Sorry, something went wrong. Please try again.',
       missing: 'This chat is not available.', closed: 'This chat is not taking conversations right now.',
       loadFailed: 'Sorry, the chat could not be loaded.', restart: 'Start a new conversation',
@@ -51,13 +51,13 @@
     es: {
       openChat: 'Abrir chat', closeChat: 'Cerrar chat', conversation: 'Conversación', message: 'Mensaje',
       placeholder: 'Escribe tu mensaje…', send: 'Enviar', offer: 'Deja tus datos de contacto', details: 'Datos de contacto',
-      leadPrompt: 'Déjanos tus datos y te responderemos.', name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono',
+      leadPrompt: 'Déjanos tus datos y te responderemos.', name: 'Nombre', email: 'Correo electrónico', phone: 'Teléfono', company: 'Empresa',
       later: 'Ahora no', sendDetails: 'Enviar datos', needContact: 'Introduce un correo electrónico o un número de teléfono.',
       leadThanks: '¡Gracias! Tenemos tus datos y nos pondremos en contacto contigo.', retry: 'Reintentar',
       offline: 'No pudimos conectar con el chat. Comprueba tu conexión.', offlineForm: 'No pudimos conectar con el chat. Inténtalo de nuevo.',
       tooFast: 'Estás enviando mensajes demasiado rápido. Espera {} y vuelve a intentarlo.', seconds: '{} segundos', moment: 'un momento',
       ended: 'Esta conversación ha terminado.', gone: 'Esta conversación ya no está disponible.',
-      paused: 'Este chat no acepta mensajes en este momento. Inténtalo más tarde.', notHere: 'Este chat no está disponible en este sitio.',
+      paused: 'Este chat no acepta mensajes en este momento. Inténtalo más tarde.', notHere: 'El chat no está habilitado en este sitio web.',
       check: 'Revisa lo que has escrito.', failed: 'Lo sentimos, algo salió mal. Inténtalo de nuevo.',
       missing: 'Este chat no está disponible.', closed: 'Este chat no acepta conversaciones en este momento.',
       loadFailed: 'Lo sentimos, no se pudo cargar el chat.', restart: 'Empezar una nueva conversación',
@@ -69,13 +69,13 @@
     fr: {
       openChat: 'Ouvrir le chat', closeChat: 'Fermer le chat', conversation: 'Conversation', message: 'Message',
       placeholder: 'Écrivez votre message…', send: 'Envoyer', offer: 'Laissez vos coordonnées', details: 'Coordonnées',
-      leadPrompt: 'Laissez vos coordonnées et nous vous recontacterons.', name: 'Nom', email: 'E-mail', phone: 'Téléphone',
+      leadPrompt: 'Laissez vos coordonnées et nous vous recontacterons.', name: 'Nom', email: 'E-mail', phone: 'Téléphone', company: 'Entreprise',
       later: 'Pas maintenant', sendDetails: 'Envoyer mes coordonnées', needContact: 'Indiquez une adresse e-mail ou un numéro de téléphone.',
       leadThanks: 'Merci ! Nous avons bien reçu vos coordonnées et vous recontacterons.', retry: 'Réessayer',
       offline: 'Impossible de joindre le chat. Vérifiez votre connexion.', offlineForm: 'Impossible de joindre le chat. Veuillez réessayer.',
       tooFast: 'Vous envoyez des messages trop vite. Patientez {} puis réessayez.', seconds: '{} secondes', moment: 'un instant',
       ended: 'Cette conversation est terminée.', gone: "Cette conversation n'est plus disponible.",
-      paused: "Ce chat n'accepte pas de messages pour le moment. Réessayez plus tard.", notHere: "Ce chat n'est pas disponible sur ce site.",
+      paused: "Ce chat n'accepte pas de messages pour le moment. Réessayez plus tard.", notHere: "Le chat n'est pas activé sur ce site web.",
       check: 'Vérifiez ce que vous avez saisi.', failed: "Désolé, une erreur s'est produite. Veuillez réessayer.",
       missing: "Ce chat n'est pas disponible.", closed: "Ce chat n'accepte pas de conversations pour le moment.",
       loadFailed: "Désolé, le chat n'a pas pu être chargé.", restart: 'Commencer une nouvelle conversation',
@@ -87,13 +87,13 @@
     de: {
       openChat: 'Chat öffnen', closeChat: 'Chat schließen', conversation: 'Unterhaltung', message: 'Nachricht',
       placeholder: 'Nachricht eingeben…', send: 'Senden', offer: 'Kontaktdaten hinterlassen', details: 'Kontaktdaten',
-      leadPrompt: 'Hinterlassen Sie Ihre Daten, wir melden uns bei Ihnen.', name: 'Name', email: 'E-Mail', phone: 'Telefon',
+      leadPrompt: 'Hinterlassen Sie Ihre Daten, wir melden uns bei Ihnen.', name: 'Name', email: 'E-Mail', phone: 'Telefon', company: 'Firma',
       later: 'Jetzt nicht', sendDetails: 'Daten senden', needContact: 'Bitte geben Sie eine E-Mail-Adresse oder eine Telefonnummer ein.',
       leadThanks: 'Danke! Wir haben Ihre Daten erhalten und melden uns.', retry: 'Erneut versuchen',
       offline: 'Der Chat ist nicht erreichbar. Prüfen Sie Ihre Verbindung.', offlineForm: 'Der Chat ist nicht erreichbar. Bitte versuchen Sie es erneut.',
       tooFast: 'Sie senden Nachrichten zu schnell. Bitte warten Sie {} und versuchen Sie es dann erneut.', seconds: '{} Sekunden', moment: 'einen Moment',
       ended: 'Diese Unterhaltung ist beendet.', gone: 'Diese Unterhaltung ist nicht mehr verfügbar.',
-      paused: 'Dieser Chat nimmt gerade keine Nachrichten an. Bitte versuchen Sie es später.', notHere: 'Dieser Chat ist auf dieser Website nicht verfügbar.',
+      paused: 'Dieser Chat nimmt gerade keine Nachrichten an. Bitte versuchen Sie es später.', notHere: 'Der Chat ist auf dieser Website nicht aktiviert.',
       check: 'Bitte prüfen Sie Ihre Eingabe.', failed: 'Leider ist etwas schiefgegangen. Bitte versuchen Sie es erneut.',
       missing: 'Dieser Chat ist nicht verfügbar.', closed: 'Dieser Chat nimmt gerade keine Unterhaltungen an.',
       loadFailed: 'Der Chat konnte leider nicht geladen werden.', restart: 'Neue Unterhaltung beginnen',
@@ -105,13 +105,13 @@
     pt: {
       openChat: 'Abrir chat', closeChat: 'Fechar chat', conversation: 'Conversa', message: 'Mensagem',
       placeholder: 'Digite sua mensagem…', send: 'Enviar', offer: 'Deixe seus dados de contato', details: 'Dados de contato',
-      leadPrompt: 'Deixe seus dados e entraremos em contato.', name: 'Nome', email: 'E-mail', phone: 'Telefone',
+      leadPrompt: 'Deixe seus dados e entraremos em contato.', name: 'Nome', email: 'E-mail', phone: 'Telefone', company: 'Empresa',
       later: 'Agora não', sendDetails: 'Enviar dados', needContact: 'Informe um e-mail ou um número de telefone.',
       leadThanks: 'Obrigado! Recebemos seus dados e entraremos em contato.', retry: 'Tentar novamente',
       offline: 'Não foi possível conectar ao chat. Verifique sua conexão.', offlineForm: 'Não foi possível conectar ao chat. Tente novamente.',
       tooFast: 'Você está enviando mensagens rápido demais. Aguarde {} e tente novamente.', seconds: '{} segundos', moment: 'um momento',
       ended: 'Esta conversa foi encerrada.', gone: 'Esta conversa não está mais disponível.',
-      paused: 'Este chat não está recebendo mensagens no momento. Tente mais tarde.', notHere: 'Este chat não está disponível neste site.',
+      paused: 'Este chat não está recebendo mensagens no momento. Tente mais tarde.', notHere: 'O chat não está ativado neste site.',
       check: 'Verifique o que você digitou.', failed: 'Desculpe, algo deu errado. Tente novamente.',
       missing: 'Este chat não está disponível.', closed: 'Este chat não está recebendo conversas no momento.',
       loadFailed: 'Desculpe, não foi possível carregar o chat.', restart: 'Começar uma nova conversa',
@@ -140,13 +140,23 @@
   const CSS = `
 :host{all:initial}
 *,*::before,*::after{box-sizing:border-box}
-.root{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c2230;--accent:#2f5bd3;--accent-ink:#fff}
+.root{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c2230;--accent:#2f5bd3;--accent-ink:#fff;--accent-text:#2f5bd3}
 button,input,textarea{font:inherit;color:inherit}
 .launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;width:56px;height:56px;border-radius:50%;border:0;
   background:var(--accent);color:var(--accent-ink);cursor:pointer;box-shadow:0 6px 20px rgba(20,30,60,.28);display:grid;place-items:center;
   transition:transform .15s ease}
 .launcher:hover{transform:scale(1.06)}
 .launcher svg{width:28px;height:28px;fill:currentColor}
+.launcher.labelled{width:auto;height:48px;border-radius:999px;padding:0 18px 0 14px;display:flex;gap:8px;font-weight:600}
+.launcher.labelled svg{width:22px;height:22px}
+.open .launcher.labelled{width:56px;height:56px;padding:0;display:grid}
+.open .launcher.labelled span,.loading .launcher{visibility:hidden}
+.open .launcher.labelled span{position:absolute}
+.left .launcher,.left .panel{right:auto;left:20px}
+.avatar{width:28px;height:28px;border-radius:50%;object-fit:cover;flex:none;background:#fff}
+.with-avatar .msg-assistant{position:relative;margin-left:34px}
+.with-avatar .msg-assistant::before{content:"";position:absolute;left:-34px;bottom:0;width:26px;height:26px;border-radius:50%;background:#e1e4ec var(--avatar) center/cover}
+.with-avatar .meta{margin-left:38px}
 :focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 .launcher:focus-visible,header :focus-visible{outline-color:#f5b400}
 .panel{position:fixed;right:20px;bottom:88px;z-index:2147483001;width:370px;height:min(580px,calc(100vh - 110px));display:flex;flex-direction:column;
@@ -156,8 +166,8 @@ button,input,textarea{font:inherit;color:inherit}
 header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(--accent);color:var(--accent-ink)}
 h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .close{border:0;background:transparent;color:inherit;font-size:24px;line-height:1;width:32px;height:32px;border-radius:8px;cursor:pointer}
-.close:hover,.handoff:hover:not(:disabled){background:rgba(255,255,255,.18)}
-.handoff{flex:none;max-width:55%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;border:1px solid rgba(255,255,255,.55);background:transparent;
+.close:hover,.handoff:hover:not(:disabled){background:color-mix(in srgb,currentColor 18%,transparent)}
+.handoff{flex:none;max-width:55%;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;border:1px solid color-mix(in srgb,currentColor 55%,transparent);background:transparent;
   color:inherit;border-radius:999px;padding:2px 8px;font-size:12px;cursor:pointer}
 .handoff:disabled{opacity:.6;cursor:default}
 .scroll{flex:1;overflow-y:auto;background:#f6f7fb;display:flex;flex-direction:column;padding-bottom:8px}
@@ -179,7 +189,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 .msg-assistant pre code{padding:0;background:none}
 .msg-assistant table{border-collapse:collapse;margin:0 0 6px;font-size:13px}
 .msg-assistant th,.msg-assistant td{border:1px solid #d5d9e2;padding:2px 6px;text-align:left}
-.msg-assistant a,.meta a{color:var(--accent);text-decoration:underline}
+.msg-assistant a,.meta a{color:var(--accent-text);text-decoration:underline}
 .meta{align-self:flex-start;max-width:85%;margin:-4px 0 2px 4px;display:grid;gap:4px;font-size:12.5px;color:#4a5263}
 .sources ul{display:inline;margin:0;padding:0;list-style:none}
 .sources li{display:inline}
@@ -188,7 +198,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 .rate{display:flex;align-items:center;gap:2px;flex-wrap:wrap}
 .thumb{border:1px solid transparent;background:transparent;color:#6b7386;border-radius:8px;width:28px;height:26px;padding:0;display:grid;place-items:center;cursor:pointer}
 .thumb:hover{background:#e9ecf3}
-.thumb[aria-pressed=true]{color:var(--accent);background:#e3e9fb;border-color:#c4d1f5}
+.thumb[aria-pressed=true]{color:var(--accent-text);background:#e3e9fb;border-color:#c4d1f5}
 .thumb svg{width:16px;height:16px;fill:currentColor}
 .thumb.down svg{transform:rotate(180deg)}
 .rate .thanks{margin-left:6px}
@@ -196,7 +206,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 .comment input{flex:1;min-width:0;border:1px solid #c8cdd9;border-radius:8px;padding:4px 8px;font-size:13px}
 .comment button{border:1px solid #c8cdd9;background:#fff;border-radius:8px;padding:2px 10px;cursor:pointer;font-size:13px}
 .chips{display:flex;flex-wrap:wrap;justify-content:flex-end;gap:6px;padding:10px 14px 0}
-.chips button{border:1px solid var(--accent);background:#fff;color:var(--accent);border-radius:999px;padding:5px 12px;font-size:13px;cursor:pointer;text-align:left}
+.chips button{border:1px solid var(--accent);background:#fff;color:var(--accent-text);border-radius:999px;padding:5px 12px;font-size:13px;cursor:pointer;text-align:left}
 .chips button:hover{background:#eef2fd}
 .typing{display:inline-flex;gap:4px}
 .typing i{width:6px;height:6px;border-radius:50%;background:#8a93a6;animation:blink 1s infinite}
@@ -412,6 +422,15 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 
   const ICON_CHAT = 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2z';
   const ICON_CLOSE = 'M5.4 8.6 12 15.2l6.6-6.6L20 10l-8 8-8-8z';
+  // Material Design's help (Apache 2.0), and a four-pointed sparkle.
+  const ICONS = {
+    chat: ICON_CHAT,
+    question:
+      'M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20zm1 17h-2v-2h2v2zm2.07-7.75-.9.92C13.45 12.9 13 13.5 13 15h-2v-.5c0-1.1.45-2.1 1.17-2.83l1.24-1.26A2 2 0 1 0 10 9H8a4 4 0 1 1 7.07 2.25z',
+    sparkle: 'M12 2l2.4 7.6L22 12l-7.6 2.4L12 22l-2.4-7.6L2 12l7.6-2.4z',
+  };
+  let launcherIcon = ICON_CHAT;
+  let launcherLabel = null;
   const iconPath = document.createElementNS('http://www.w3.org/2000/svg', 'path');
   iconPath.setAttribute('d', ICON_CHAT);
   // Material Design's thumb_up (Apache 2.0); thumbs down is the same, turned over in CSS.
@@ -444,6 +463,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   }
 
   const title = el('h2', { id: 'chat-title', text: 'Chat' });
+  let avatar = null; // the header's <img>, there only when the agent has an avatar
   const handoffButton = el('button', { type: 'button', class: 'handoff' });
   const closeButton = el('button', { type: 'button', class: 'close', text: '×' });
   const transcript = el('div', { class: 'transcript', role: 'log', 'aria-live': 'polite' });
@@ -462,8 +482,10 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     status,
     composer,
   ]);
-  const launcher = el('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'chat-panel' }, [icon(iconPath)]);
-  const root = el('div', { class: pageMode ? 'root page' : 'root' }, pageMode ? [panel] : [launcher, panel]);
+  const launcherText = el('span');
+  const launcher = el('button', { type: 'button', class: 'launcher', 'aria-expanded': 'false', 'aria-controls': 'chat-panel' }, [icon(iconPath), launcherText]);
+  // `loading`: the launcher shows once the agent's look is known, never first in the default one.
+  const root = el('div', { class: pageMode ? 'root page' : 'root loading' }, pageMode ? [panel] : [launcher, panel]);
   shadow.appendChild(root);
 
   // The fixed words of the UI, relabelled when the agent's language becomes known (at connect).
@@ -484,12 +506,22 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
       if (label[1] === 'text') label[0].textContent = t(label[2]);
       else label[0].setAttribute(label[1], t(label[2]));
     });
-    launcher.setAttribute('aria-label', t(panel.hidden ? 'openChat' : 'closeChat'));
+    launcher.setAttribute('aria-label', launcherName());
     root.setAttribute('lang', lang);
     if (pageMode) document.documentElement.lang = lang; // the hosted page is the widget's own
   }
 
-  const state = { session: null, ready: null, busy: false, live: null };
+  // A labelled launcher is named by its label (what a speech user says), an icon one by "Open chat".
+  function launcherName() {
+    return panel.hidden ? launcherLabel || t('openChat') : t('closeChat');
+  }
+
+  // `config`: the agent as GET widget/v1/chatbots/{id} presents it (read at every load); `look` its promise.
+  const state = { session: null, ready: null, busy: false, live: null, config: null, look: null, refused: false };
+  /** What the widget knows of the agent: the conversation's, overridden by the fresher config. */
+  function agent() {
+    return Object.assign({}, state.session && state.session.chatbot, state.config);
+  }
   const saved = loadSaved();
   // A returning visitor's saved agent language, else the one the page names (the hosted page does), else auto.
   setLanguage((saved && saved.chatbot && saved.chatbot.language) || script.getAttribute('data-language'));
@@ -595,7 +627,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   }
   /** The agent's suggested questions, offered until the visitor has written something. */
   function updateChips() {
-    const questions = (state.session && state.session.chatbot && state.session.chatbot.suggested_questions) || [];
+    const questions = agent().suggested_questions || [];
     const show = questions.length > 0 && !transcript.querySelector('.msg-user');
     if (show && !chips.firstChild) {
       questions.slice(0, 6).forEach((question) => {
@@ -658,8 +690,9 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 
   // ---- the conversation: restore the saved one, or start a new one ----
   function renderHeader(session) {
-    setLanguage(session.chatbot && session.chatbot.language);
-    title.textContent = session.chatbot && session.chatbot.name ? session.chatbot.name : 'Chat';
+    const bot = agent();
+    setLanguage(bot.language);
+    title.textContent = bot.title || bot.name || 'Chat';
     const lead = session.chatbot && session.chatbot.lead_capture;
     offerButton.hidden = !(lead && lead.enabled) || Boolean(session.lead_sent);
     handoffButton.disabled = Boolean(session.handoff_requested);
@@ -672,6 +705,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     });
     if (!response.ok) {
       const problem = await problemOf(response);
+      if (problem.code === 'origin_not_allowed') refused();
       const reason = response.status === 404 ? t('missing') : response.status === 409 ? t('closed') : politeError(response, problem);
       throw Object.assign(new Error(reason), { final: [403, 404, 409].includes(response.status) });
     }
@@ -712,8 +746,9 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     updateChips();
   }
   async function connect() {
+    await state.look;
+    if (state.refused) throw Object.assign(new Error(t('notHere')), { final: true });
     let session = loadSaved();
-    if (session) setLanguage(session.chatbot && session.chatbot.language);
     if (session) {
       const loaded = await loadTranscript(session);
       if (loaded.status === 200) {
@@ -1036,7 +1071,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     panel.hidden = false;
     root.classList.add('open');
     launcher.setAttribute('aria-expanded', 'true');
-    launcher.setAttribute('aria-label', t('closeChat'));
+    launcher.setAttribute('aria-label', launcherName());
     iconPath.setAttribute('d', ICON_CLOSE);
     input.focus();
     ensureConnected().then(() => input.focus(), () => undefined);
@@ -1045,8 +1080,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     panel.hidden = true;
     root.classList.remove('open');
     launcher.setAttribute('aria-expanded', 'false');
-    launcher.setAttribute('aria-label', t('openChat'));
-    iconPath.setAttribute('d', ICON_CHAT);
+    launcher.setAttribute('aria-label', launcherName());
+    iconPath.setAttribute('d', launcherIcon);
     launcher.focus();
   }
 
@@ -1076,7 +1111,80 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   handoffButton.addEventListener('click', requestHandoff);
   leadForm.addEventListener('submit', submitLead);
 
+  // ---- the agent's look, read at every page load: a change made in the dashboard shows at the next one ----
+  // WCAG relative luminance of #rrggbb.
+  function luminance(hex) {
+    return [1, 3, 5].reduce((sum, at, i) => {
+      const c = parseInt(hex.slice(at, at + 2), 16) / 255;
+      return sum + [0.2126, 0.7152, 0.0722][i] * (c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4));
+    }, 0);
+  }
+  function paint(color) {
+    const l = luminance(color);
+    const onWhite = 1.05 / (l + 0.05);
+    const onInk = (l + 0.05) / (luminance('#111827') + 0.05);
+    const style = root.style;
+    style.setProperty('--accent', color);
+    // Text on the colour: white or near-black, whichever contrasts more; the colour as text on white only when readable.
+    style.setProperty('--accent-ink', onWhite >= onInk ? '#fff' : '#111827');
+    style.setProperty('--accent-text', onWhite >= 4.5 ? color : '#1c2230');
+  }
+  function httpsUrl(raw) {
+    try {
+      const url = new URL(raw);
+      return url.protocol === 'https:' ? url.href : null;
+    } catch {
+      return null;
+    }
+  }
+  function applyLook(config) {
+    const look = config.appearance || {};
+    const launcherLook = look.launcher || {};
+    if (/^#[0-9a-f]{6}$/i.test(look.color)) paint(look.color);
+    root.classList.toggle('left', look.position === 'left');
+    launcherIcon = ICONS[launcherLook.icon] || ICON_CHAT;
+    if (panel.hidden) iconPath.setAttribute('d', launcherIcon);
+    launcherLabel = launcherLook.label || null;
+    launcherText.textContent = launcherLabel || '';
+    launcher.classList.toggle('labelled', Boolean(launcherLabel));
+    const picture = look.avatar_url && httpsUrl(look.avatar_url);
+    if (picture) {
+      avatar = avatar || title.parentNode.insertBefore(el('img', { class: 'avatar', alt: '', referrerpolicy: 'no-referrer' }), title);
+      avatar.src = picture;
+      root.style.setProperty('--avatar', 'url(' + JSON.stringify(picture) + ')');
+    } else if (avatar) {
+      avatar.remove();
+      avatar = null;
+    }
+    root.classList.toggle('with-avatar', Boolean(picture));
+    state.config = config;
+    setLanguage(config.language);
+    title.textContent = config.title || config.name || 'Chat';
+  }
+  // The site is not among the agent's allowed origins: the chat says so, and the site's developer learns where to fix it.
+  function refused() {
+    if (state.refused) return;
+    state.refused = true;
+    [input, sendButton, handoffButton].forEach((control) => (control.disabled = true));
+    const origin = window.location.origin;
+    console.warn(
+      '[chat widget] The chat is not enabled on ' + origin + ': it is not an allowed origin of AI Agent ' + chatbotId + '. ' +
+        'Add ' + origin + ' to the agent\'s allowed origins (dashboard: the agent → Allowed origins; API: allowed_origins).',
+    );
+  }
+  async function loadLook() {
+    try {
+      const response = await fetch(api('widget/v1/chatbots/' + encodeURIComponent(chatbotId)));
+      if (response.ok) applyLook(await response.json());
+      else if ((await problemOf(response)).code === 'origin_not_allowed') refused();
+    } catch {
+      /* unreachable now: the default look; opening the chat says what is wrong */
+    }
+    root.classList.remove('loading');
+  }
+
   function mount() {
+    state.look = loadLook();
     document.body.appendChild(host);
     if (pageMode) open();
   }

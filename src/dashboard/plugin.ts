@@ -7,9 +7,12 @@ import { auditRoutes } from './routes/audit.js';
 import { authRoutes } from './routes/auth.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { eventStreamRoutes } from './routes/events.js';
+import { homeRoutes } from './routes/home.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import type { LiveEvents } from '../modules/events/live.js';
 import { leadRoutes } from './routes/leads.js';
+import { providerRoutes } from './routes/provider.js';
+import type { ProviderSettingsService } from '../modules/provider-settings/service.js';
 import { settingsRoutes } from './routes/settings.js';
 import { sourceRoutes } from './routes/sources.js';
 import { sessionHook } from './session.js';
@@ -21,6 +24,8 @@ export interface DashboardDeps {
   rateLimitStore: RateLimitStore;
   /** The live event streams (the dashboard's own follows the workspace). */
   live: LiveEvents;
+  /** The instance's model provider settings (Settings → Model provider). */
+  providerSettings: ProviderSettingsService;
 }
 
 /**
@@ -46,6 +51,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     await scope.register(webhookRoutes(services));
     await scope.register(leadRoutes(services));
     await scope.register(settingsRoutes(services));
+    await scope.register(homeRoutes(services));
+    await scope.register(providerRoutes(deps.providerSettings));
     await scope.register(auditRoutes(services));
     await scope.register(sourceRoutes(services, { maxFileBytes: config.sources.maxFileBytes }));
   };

@@ -23,10 +23,22 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <body style="font:16px system-ui;margin:3rem"><h1>The dashboard has not been built</h1>
 <p>Run <code>npm run build</code> (or <code>npm start</code>, which builds first) and reload. The API is at <a href="/docs">/docs</a>.</p></body></html>`;
 
+// Unknown paths under these prefixes keep the JSON problem 404: they are API calls or files, never pages.
+const NOT_PAGES = ['/api/', '/app/api/', '/assets/', '/docs/', '/widget', '/chat/'];
+
+/** True when an unmatched request is a browser asking for a dashboard page (a GET for HTML outside the API). */
+function wantsPage(method: string, url: string, accept: string | undefined): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (!accept?.includes('text/html')) return false;
+  const path = url.split('?')[0]!;
+  return !NOT_PAGES.some((prefix) => path === prefix.slice(0, -1) || path.startsWith(prefix));
+}
+
 /**
  * Serves the built single-page dashboard from memory: hashed assets under /assets with a long cache
- * life, and index.html (never cached) for every dashboard route. Only these paths are claimed, so the
- * API, the widget, /docs and the health checks keep their own routes and 404s.
+ * life, and index.html (never cached) for every dashboard route. An unknown path that a browser asks
+ * for as a page gets index.html with a 404 status, so the app renders its own "page not found"; the
+ * API, the widget, /docs and the health checks keep their own routes and JSON 404s.
  */
 export function registerWebApp(app: FastifyInstance, root: string = WEB_DIST): void {
   const assets = new Map<string, { body: Buffer; type: string }>();
@@ -49,6 +61,10 @@ export function registerWebApp(app: FastifyInstance, root: string = WEB_DIST): v
       .send(index ?? NOT_BUILT);
 
   for (const url of SPA_ROUTES) app.get(url, { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+  // Not a wildcard route: that would turn a POST to an unknown API path into a 405 naming GET.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404 && wantsPage(request.method, request.url, request.headers.accept)) return sendIndex(reply.code(404));
+  });
 
   app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.get((request.params as { name: string }).name);

@@ -69,6 +69,8 @@ export interface ChatbotsTable {
   suggested_questions: Generated<string>;
   /** The widget's own words: 'auto' (the browser's language) or en, es, fr, de, pt. */
   language: Generated<string>;
+  /** JSON object of the widget's look (colour, position, launcher, avatar, title); '{}' = the defaults. */
+  appearance: Generated<string>;
 }
 
 export interface ConversationsTable {
@@ -382,6 +384,19 @@ export interface VisitorTokensTable {
 }
 
 /** Every table of the service. */
+/** The model provider chosen in the dashboard: one row (id `instance`) for the whole instance. */
+export interface ProviderSettingsTable {
+  id: string;
+  provider: 'builtin' | 'openai' | 'anthropic';
+  base_url: string | null;
+  model: string | null;
+  /** AES-256-GCM `v1.<iv>.<tag>.<ciphertext>`; never the key in clear. */
+  api_key_ciphertext: string | null;
+  api_key_last4: string | null;
+  updated_at: string;
+  updated_by: string | null;
+}
+
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -415,6 +430,7 @@ export interface Database {
   source_documents: SourceDocumentsTable;
   message_feedback: MessageFeedbackTable;
   unanswered_questions: UnansweredQuestionsTable;
+  provider_settings: ProviderSettingsTable;
 }
 
 export type { SourcesTable, SourceFilesTable, SourceDocumentsTable, KnowledgeChunksTable, KnowledgeVectorIndexesTable, KnowledgeVectorCellsTable, KnowledgeVectorsTable, KnowledgeTermsTable, KnowledgeTermVariantsTable } from './knowledge-tables.js';

@@ -23,6 +23,7 @@ export const HEADERS = {
   Location: { type: 'string', description: 'URL of the created resource.' },
   Link: { type: 'string', description: 'Link to the next page (`rel="next"`), when there is one.' },
   'Idempotent-Replayed': { type: 'string', description: '`true` when this response is the stored result of an earlier request with the same Idempotency-Key.' },
+  'Content-Disposition': { type: 'string', description: '`attachment` with the file\'s name: the body is a file to save.' },
 } as const;
 
 type HeaderName = keyof typeof HEADERS;
@@ -87,6 +88,8 @@ export interface OperationSpec<P, Q, B> {
     versioned?: boolean;
     /** The body is a page of a list: sent with `Link` when there is a next page. */
     page?: boolean;
+    /** The body is not JSON but a file (sent with Content-Disposition): its schema by media type, instead of `schema`. */
+    content?: Record<string, TSchema>;
   };
   /** Statuses this operation adds to the common ones, with what they mean here. */
   errors?: Partial<Record<400 | 404 | 409 | 412 | 413 | 415 | 422 | 503, string>>;
@@ -137,10 +140,13 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
   if (spec.method === 'POST') successHeaders.push(...(spec.success.status === 201 ? (['Location'] as const) : []), 'Idempotent-Replayed');
   if (spec.success.versioned) successHeaders.push('ETag');
   if (spec.success.page) successHeaders.push('Link');
+  if (spec.success.content) successHeaders.push('Content-Disposition');
   const conditionalGet = spec.method === 'GET' && spec.success.versioned === true;
 
   const response: Record<number, unknown> = {
-    [spec.success.status]: spec.success.schema
+    [spec.success.status]: spec.success.content
+      ? { description: spec.success.description, headers: headers(successHeaders), content: Object.fromEntries(Object.entries(spec.success.content).map(([type, schema]) => [type, { schema }])) }
+      : spec.success.schema
       ? Type.Unsafe({ ...spec.success.schema, description: spec.success.description, headers: headers(successHeaders) })
       : { type: 'null', description: spec.success.description, headers: headers(successHeaders) },
   };

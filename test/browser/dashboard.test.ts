@@ -70,6 +70,7 @@ describe.skipIf(!hasChromium)('dashboard in the browser', () => {
     agentId = page.url().split('/').pop()!;
     expect(agentId).toMatch(/^bot_/);
     await page.getByLabel('Instructions').fill('You help visitors of Acme Bakery. Be brief.');
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Sources' }).click();
     await page.getByRole('button', { name: 'Add knowledge entry' }).click();
     await page.getByLabel('Title', { exact: true }).fill('Opening hours');
     await page.getByLabel('Content', { exact: true }).fill('The bakery is open from 7am to 6pm, Monday to Saturday.');
@@ -87,6 +88,7 @@ describe.skipIf(!hasChromium)('dashboard in the browser', () => {
     await transcript.locator('li.msg.user').filter({ hasText: 'When are you open?' }).waitFor();
     await transcript.locator('li.msg.assistant:not(.typing)').nth(1).waitFor();
     await shot(page, '05-agent-editor-preview');
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Install' }).click();
     const snippet = await page.getByLabel('Embed snippet').textContent();
     expect(snippet).toBe(`<script src="${base}/widget.js" data-chatbot-id="${agentId}" async></script>`);
 

@@ -101,6 +101,7 @@ describe.skipIf(!hasChromium)('knowledge sources in the dashboard', () => {
     agentId = page.url().split('/').pop()!;
     expect(agentId).toMatch(/^bot_/);
 
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Sources' }).click();
     const sources = page.getByRole('region', { name: 'Sources', exact: true });
     await sources.getByText('No sources yet').waitFor();
 
@@ -169,6 +170,7 @@ describe.skipIf(!hasChromium)('knowledge sources in the dashboard', () => {
     await shot(page, '04-test-retrieval');
 
     // Publish, with the customer's site as an allowed origin.
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Widget' }).click();
     await page.getByLabel('Allowed origins').fill(hostUrl);
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Saved.').waitFor();
@@ -188,6 +190,7 @@ describe.skipIf(!hasChromium)('knowledge sources in the dashboard', () => {
     await visitor.screenshot({ path: path.join(SCREENSHOTS, 'sources-05-widget-answer.png'), animations: 'disabled' });
 
     // Re-sync and delete (with its confirmation) from the list.
+    await page.getByRole('navigation', { name: 'Agent sections' }).getByRole('link', { name: 'Sources' }).click();
     await website.getByRole('button', { name: 'Re-sync 127.0.0.1' }).click();
     await website.locator('.badge', { hasText: /queued|syncing/ }).first().waitFor();
     await website.locator('.badge', { hasText: 'ready' }).first().waitFor();

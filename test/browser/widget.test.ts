@@ -291,14 +291,15 @@ body { background: #fffbe8; margin: 2rem; } h1 { font-size: 2rem; }</style></hea
     await fresh.close();
   });
 
-  it('on a site the agent does not allow, the browser refuses the exchange and no conversation starts', async () => {
+  it('on a site the agent does not allow, the widget says the chat is not enabled there and no conversation starts', async () => {
     const before = (await api(`/conversations?chatbot_id=${bot.id}`)).data.length;
     const stranger = await browser.newContext();
     const page = await stranger.newPage();
     // The same page under another origin (localhost is not 127.0.0.1 to the browser's same-origin rules).
     await page.goto(pageUrl.replace('127.0.0.1', 'localhost'));
     await page.getByRole('button', { name: 'Open chat' }).click();
-    await page.getByRole('alert').getByText("We couldn't reach the chat. Check your connection.").waitFor({ timeout: 15_000 });
+    // Issue 33 §4: the refusal is readable now (test/browser/widget-appearance.test.ts covers the console hint).
+    await page.getByRole('alert').getByText('Chat is not enabled on this website.').waitFor({ timeout: 15_000 });
     expect((await api(`/conversations?chatbot_id=${bot.id}`)).data.length).toBe(before);
     await stranger.close();
   });

@@ -41,6 +41,8 @@ interface Outcome {
 const NOT_WRITES: Record<string, string> = {
   'POST /app/api/invitations/lookup':
     'reads an invitation (workspace, role, email) for the accept page; POST only so the token travels in the body, never in a logged URL',
+  'POST /app/api/provider/test':
+    'calls the model provider with the settings in the form (or the saved ones) and reports how it answered; stores nothing',
   'POST /app/api/password/forgot':
     'only stores and emails a one-time reset link (when mail is on and the address has an account): the account changes when the link is used, by POST /app/api/password/reset (audited)',
 };
@@ -119,6 +121,7 @@ describe('every write route is audited', () => {
     },
     'POST /app/api/webhook-endpoints/:id/deliveries/:delivery_id/resend': async () => ({ response: await owner.request('POST', `/app/api/webhook-endpoints/${state.dashWebhook}/deliveries/${state.dashDelivery}/resend`), workspaceId: ws(), action: 'webhook_delivery.resent' }),
     'DELETE /app/api/webhook-endpoints/:id': async () => ({ response: await owner.request('DELETE', `/app/api/webhook-endpoints/${state.dashWebhook}`), workspaceId: ws(), action: 'webhook_endpoint.deleted' }),
+    'PUT /app/api/provider/settings': async () => ({ response: await owner.request('PUT', '/app/api/provider/settings', { provider: 'builtin' }), workspaceId: ws(), action: 'provider_settings.updated' }),
     'POST /app/api/api-keys': async () => ({ response: created(await owner.request('POST', '/app/api/api-keys', { name: 'k', scopes: ['leads:read'] }), 'key'), workspaceId: ws(), action: 'api_key.created' }),
     'POST /app/api/api-keys/:id/revoke': async () => ({ response: await owner.request('POST', `/app/api/api-keys/${state.key}/revoke`), workspaceId: ws(), action: 'api_key.revoked' }),
     'POST /app/api/invitations': async () => ({ response: created(await owner.request('POST', '/app/api/invitations', { role: 'member' }), 'invitation'), workspaceId: ws(), action: 'invitation.created' }),

@@ -20,6 +20,7 @@ const SPEC: [string, string, string][] = [
   ['get', '/chatbots/{id}', 'chatbots:read'],
   ['patch', '/chatbots/{id}', 'chatbots:write'],
   ['get', '/conversations', 'conversations:read'],
+  ['get', '/conversations/export', 'conversations:read'], // issue 33 §6
   ['get', '/conversations/{id}', 'conversations:read'],
   ['get', '/conversations/{id}/messages', 'conversations:read'],
   ['post', '/conversations/{id}/messages', 'messages:write'],

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { Fragment, useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
 import { api, ApiError, setCsrfToken } from './api';
 import { Account } from './pages/Account';
 import { AgentEditor } from './pages/AgentEditor';
@@ -11,38 +11,60 @@ import { Developers } from './pages/Developers';
 import { Home } from './pages/Home';
 import { Leads } from './pages/Leads';
 import { Members } from './pages/Members';
+import { NotFound } from './pages/NotFound';
+import { sectionOf, SECTIONS } from './pages/agent/draft';
+import { ProviderSettings } from './pages/ProviderSettings';
 import { Settings } from './pages/Settings';
 import { Webhooks } from './pages/Webhooks';
 import { disconnectLive, useUnread } from './live';
-import { Link, navigate, usePath } from './router';
+import { Link, navigate, useHash, usePath } from './router';
 import { SessionContext, type Session } from './session';
 
 const PUBLIC_PATHS = ['/signin', '/signup'];
 
-function Page({ path }: { path: string }) {
-  const [, section, id] = path.split('/');
+const SETTINGS: Record<string, [string, ReactElement]> = {
+  developers: ['Developers', <Developers />],
+  webhooks: ['Webhooks', <Webhooks />],
+  members: ['Members', <Members />],
+  audit: ['Audit log', <AuditLog />],
+  account: ['Account', <Account />],
+  provider: ['Model provider', <ProviderSettings />],
+};
+
+/** The page at a signed-in path, and the words that name it in the window title. */
+function route(path: string, hash: string): { title: string; page: ReactElement } {
+  const [, section = '', id, extra] = path.replace(/(.)\/$/, '$1').split('/');
+  const notFound = { title: 'Page not found', page: <NotFound /> };
+  if (extra !== undefined) return notFound;
   switch (section) {
     case '':
-    case undefined:
-      return <Home />;
+      return id === undefined ? { title: 'Home', page: <Home /> } : notFound;
     case 'agents':
-      return id ? <AgentEditor id={id} /> : <Agents />;
+      return id ? { title: `${SECTIONS.find(([s]) => s === sectionOf(hash))![1]} · Agent`, page: <AgentEditor id={id} /> } : { title: 'Agents', page: <Agents /> };
     case 'conversations':
-      return id ? <ConversationDetail id={id} /> : <Conversations />;
+      return id ? { title: 'Conversation', page: <ConversationDetail id={id} /> } : { title: 'Conversations', page: <Conversations /> };
     case 'leads':
-      return <Leads />;
+      return id === undefined ? { title: 'Leads', page: <Leads /> } : notFound;
     case 'analytics':
-      return <Analytics />;
-    case 'settings':
-      if (id === 'developers') return <Developers />;
-      if (id === 'webhooks') return <Webhooks />;
-      if (id === 'members') return <Members />;
-      if (id === 'audit') return <AuditLog />;
-      if (id === 'account') return <Account />;
-      return <Settings />;
+      return id === undefined ? { title: 'Analytics', page: <Analytics /> } : notFound;
+    case 'settings': {
+      if (id === undefined) return { title: 'Settings', page: <Settings /> };
+      const sub = SETTINGS[id];
+      return sub ? { title: `${sub[0]} · Settings`, page: sub[1] } : notFound;
+    }
     default:
-      return <p>Page not found. <Link to="/">Go home</Link></p>;
+      return notFound;
   }
+}
+
+const SIGNED_OUT_TITLES: Record<string, string> = { '/signup': 'Create account', '/invite': 'Invitation', '/forgot-password': 'Forgot password', '/reset-password': 'New password' };
+
+/** Names the page in the window title: "Page · Workspace · Chat agents". */
+function useDocumentTitle(page: string | null, workspace?: string) {
+  useEffect(() => {
+    if (page === null) return;
+    document.title = [page, workspace, 'Chat agents'].filter(Boolean).join(' · ');
+  }, [page, workspace]);
 }
 
 /** How many conversations got visitor messages since they were last opened (live). */
@@ -53,6 +75,12 @@ function UnreadCount() {
 
 function Shell({ session, reload }: { session: Session; reload: () => Promise<void> }) {
   const path = usePath();
+  const current = route(path, useHash());
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  useDocumentTitle(current.title, session.workspace.name);
+  // A page chosen from the menu closes it (on a phone it covers the page).
+  useEffect(() => setMenuOpen(false), [path]);
   async function switchTo(workspaceId: string) {
     await api('POST', '/session/workspace', { workspace_id: workspaceId });
     disconnectLive();
@@ -70,47 +98,59 @@ function Shell({ session, reload }: { session: Session; reload: () => Promise<vo
       <a className="skip" href="#main">
         Skip to content
       </a>
-      <aside className="sidebar">
-        <div className="brand" aria-hidden="true">◆ Agents</div>
-        {session.workspaces.length > 1 ? (
-          <label className="switcher">
-            Workspace
-            <select value={session.workspace.id} onChange={(e) => void switchTo(e.target.value)}>
-              {session.workspaces.map((w) => (
-                <option key={w.id} value={w.id}>
-                  {w.name}
-                </option>
-              ))}
-            </select>
-          </label>
-        ) : (
-          <p className="workspace-name">{session.workspace.name}</p>
-        )}
-        <nav aria-label="Main">
-          <ul>
-            <li><Link to="/">Home</Link></li>
-            <li><Link to="/agents">Agents</Link></li>
-            <li>
-              <Link to="/conversations">
-                Conversations
-                <UnreadCount />
-              </Link>
-            </li>
-            <li><Link to="/leads">Leads</Link></li>
-            <li><Link to="/analytics">Analytics</Link></li>
-            <li><Link to="/settings">Settings</Link></li>
-          </ul>
-        </nav>
-        <div className="account">
-          <span className="email">{session.user.email}</span>
-          <span className="role">{session.workspace.role}</span>
-          <button type="button" className="secondary" onClick={() => void signOut()}>
-            Sign out
+      <aside className={`sidebar${menuOpen ? ' open' : ''}`}>
+        <div className="topbar">
+          <div className="brand" aria-hidden="true">◆ Agents</div>
+          <button ref={menuButton} type="button" className="menu-button" aria-expanded={menuOpen} aria-controls="sidebar-menu" onClick={() => setMenuOpen(!menuOpen)}>
+            <span aria-hidden="true">{menuOpen ? '✕' : '☰'}</span> Menu
           </button>
+        </div>
+        <div id="sidebar-menu" className="menu" onKeyDown={(e) => {
+            // Escape closes the phone menu and gives the focus back to its button.
+            if (e.key !== 'Escape' || !menuOpen) return;
+            setMenuOpen(false);
+            menuButton.current?.focus();
+          }}>
+          {session.workspaces.length > 1 ? (
+            <label className="switcher">
+              Workspace
+              <select value={session.workspace.id} onChange={(e) => void switchTo(e.target.value)}>
+                {session.workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : (
+            <p className="workspace-name">{session.workspace.name}</p>
+          )}
+          <nav aria-label="Main">
+            <ul>
+              <li><Link to="/">Home</Link></li>
+              <li><Link to="/agents">Agents</Link></li>
+              <li>
+                <Link to="/conversations">
+                  Conversations
+                  <UnreadCount />
+                </Link>
+              </li>
+              <li><Link to="/leads">Leads</Link></li>
+              <li><Link to="/analytics">Analytics</Link></li>
+              <li><Link to="/settings">Settings</Link></li>
+            </ul>
+          </nav>
+          <div className="account">
+            <span className="email">{session.user.email}</span>
+            <span className="role">{session.workspace.role}</span>
+            <button type="button" className="secondary" onClick={() => void signOut()}>
+              Sign out
+            </button>
+          </div>
         </div>
       </aside>
       <main id="main" tabIndex={-1}>
-        <Page path={path} key={`${session.workspace.id}${path}`} />
+        <Fragment key={`${session.workspace.id}${path}`}>{current.page}</Fragment>
       </main>
     </div>
   );
@@ -133,10 +173,8 @@ export function App() {
   useEffect(() => {
     void reload();
   }, [reload]);
-  useEffect(() => {
-    const titles: Record<string, string> = { signin: 'Sign in', signup: 'Create account', agents: 'Agents', conversations: 'Conversations', leads: 'Leads', analytics: 'Analytics', settings: 'Settings', invite: 'Invitation', 'forgot-password': 'Forgot password', 'reset-password': 'New password' };
-    document.title = `${titles[path.split('/')[1] ?? ''] ?? 'Home'} · Agents dashboard`;
-  }, [path]);
+  // Signed in, the shell names the page; before that (and on the pages open to everyone) this does.
+  useDocumentTitle(SIGNED_OUT_TITLES[path] ?? (session === null ? 'Sign in' : session === undefined ? 'Loading' : null));
 
   if (session === undefined) return <p className="loading">Loading…</p>;
   if (path === '/invite') return <Invite token={window.location.hash.slice(1)} session={session} onSignedIn={reload} />;

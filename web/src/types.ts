@@ -15,9 +15,24 @@ export interface Agent {
   suggested_questions?: string[];
   /** The widget's own words: auto (the browser's language), en, es, fr, de or pt. */
   language?: 'auto' | 'en' | 'es' | 'fr' | 'de' | 'pt';
+  /** The widget's look. */
+  appearance?: Appearance;
   created_at: string;
   updated_at: string;
   published_at: string | null;
+}
+
+/** The widget's look (an agent's `appearance`); welcome message, questions and language are the agent's own fields. */
+export interface Appearance {
+  /** `#RRGGBB`: launcher, header and the visitor's messages. */
+  color: string;
+  position: 'right' | 'left';
+  /** A label makes the launcher a text button; without one it shows the icon. */
+  launcher: { label: string | null; icon: 'chat' | 'question' | 'sparkle' };
+  /** An https image URL, or null. */
+  avatar_url: string | null;
+  /** null: the agent's name. */
+  title: string | null;
 }
 
 /** A message of a conversation. */
@@ -43,6 +58,8 @@ export interface Conversation {
   visitor: { id: string; name: string | null; email: string | null };
   message_count: number;
   last_message_at: string | null;
+  /** The newest message (its first 200 characters); null before the first one. */
+  last_message: { role: 'user' | 'assistant' | 'operator'; content: string; created_at: string } | null;
   /** When the visitor asked for a person (null: never). */
   handoff_requested_at?: string | null;
   created_at: string;
@@ -107,4 +124,33 @@ export interface KnowledgeHit {
   url: string | null;
   content: string;
   score: number;
+}
+
+/** The model provider agents answer through now (GET /provider). */
+export interface ActiveProvider {
+  provider: 'builtin' | 'openai' | 'anthropic';
+  /** Built-in, OpenAI-compatible or Anthropic. */
+  label: string;
+  model: string;
+  base_url: string | null;
+  /** environment: set by environment variables on the server; dashboard: saved in Settings → Model provider. */
+  source: 'environment' | 'dashboard' | 'default';
+}
+
+/** The instance's provider settings, as its owner sees them (GET/PUT /provider/settings); never the key. */
+export interface ProviderSettingsView {
+  active: ActiveProvider;
+  editable: boolean;
+  environment_variables: string[];
+  saved: { provider: ActiveProvider['provider']; base_url: string | null; model: string | null; api_key_set: boolean; api_key_last4: string | null; updated_at: string } | null;
+  can_store_api_key: boolean;
+  problem: string | null;
+}
+
+/** The active provider's models (GET /provider/models); `error` when they could not be listed. */
+export interface ProviderModels {
+  provider: ActiveProvider['provider'];
+  default_model: string;
+  data: string[];
+  error: string | null;
 }

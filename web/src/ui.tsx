@@ -140,3 +140,15 @@ export function SecretOnce({ title, secret, testId, note, onDone }: { title: str
     </div>
   );
 }
+
+/**
+ * A wide table that scrolls sideways inside itself on a narrow screen instead of widening the page;
+ * focusable and named, so keyboard users can scroll it too.
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}

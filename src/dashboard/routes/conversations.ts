@@ -1,17 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdParams } from '../../http/schemas.js';
-import { ListConversationsQuery } from '../../modules/conversations/schema.js';
+import { sendExport } from '../../modules/conversations/export.js';
+import { ExportConversationsQuery, ListConversationsQuery } from '../../modules/conversations/schema.js';
 import { ListMessagesQuery } from '../../modules/messages/schema.js';
 import type { Services } from '../../services.js';
 import { OperatorReplyBody } from '../schemas.js';
 import { dashboardContext } from '../session.js';
 
-/** Conversations: list with filters, transcript, reply as an operator, hand back to the agent, close. */
+/** Conversations: list with filters and search, export (CSV / JSON Lines, streamed), transcript, reply as an operator, hand back to the agent, close. */
 export function conversationRoutes(services: Services): FastifyPluginAsyncTypebox {
   const { conversations, messages } = services;
   return async (app) => {
     app.get('/conversations', { schema: { querystring: ListConversationsQuery } }, async (request) =>
       conversations.list(dashboardContext(request), request.query),
+    );
+
+    app.get('/conversations/export', { schema: { querystring: ExportConversationsQuery } }, async (request, reply) =>
+      sendExport(reply, conversations.export(dashboardContext(request), request.query)),
     );
 
     app.get('/conversations/:id', { schema: { params: IdParams } }, async (request) =>

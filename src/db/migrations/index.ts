@@ -18,6 +18,8 @@ import * as m0017 from './0017_drop_knowledge_entries.js';
 import * as m0018 from './0018_events.js';
 import * as m0019 from './0019_webhooks.js';
 import * as m0020 from './0020_password_resets.js';
+import * as m0021 from './0021_chatbot_appearance.js';
+import * as m0022 from './0022_provider_settings.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +42,6 @@ export const migrations: Record<string, Migration> = {
   '0018_events': m0018,
   '0019_webhooks': m0019,
   '0020_password_resets': m0020,
+  '0021_chatbot_appearance': m0021,
+  '0022_provider_settings': m0022,
 };

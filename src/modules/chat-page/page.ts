@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { presentAppearance } from '../chatbots/appearance.js';
 import { AGENT_LANGUAGES } from '../chatbots/schema.js';
 
 const escape = (text: string) =>
@@ -7,15 +8,15 @@ const escape = (text: string) =>
 /**
  * The hosted page's policy: only our own script and API; no inline script at all. The widget styles its
  * shadow root with a constructed stylesheet, which `style-src` does not govern; the notice page's one
- * inline style is allowed by its hash.
+ * inline style is allowed by its hash. Images: our own, and the agent's avatar's origin (https only).
  */
-function contentSecurityPolicy(styleHash: string | null): string {
+function contentSecurityPolicy(styleHash: string | null, imageOrigin: string | null = null): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
     "connect-src 'self'",
     `style-src 'self'${styleHash ? ` '${styleHash}'` : ''}`,
-    "img-src 'self' data:",
+    `img-src 'self' data:${imageOrigin ? ` ${imageOrigin}` : ''}`,
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
@@ -30,21 +31,33 @@ export interface HtmlPage {
 // The languages an agent can set for the widget; `auto` leaves the choice to the visitor's browser.
 const WIDGET_LANGUAGES = new Set<string>(AGENT_LANGUAGES.filter((language) => language !== 'auto'));
 
+// The origin of an https avatar URL, for the page's img-src (the appearance was checked when written).
+function avatarOrigin(url: string | null): string | null {
+  try {
+    return url ? new URL(url).origin : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The full-page chat: the same widget script, opened full-page (`data-mode="page"`). The script URL is
  * relative so the page also works under a path prefix behind a proxy. An agent with a set language passes
  * it to the widget (`data-language`), which then speaks it from the first paint rather than once the
  * conversation has started; under `auto` the widget sets the page's `lang` from the browser's language.
+ * The widget applies the agent's look itself (read at load); the page names its title and colour too.
  */
-export function chatPage(chatbot: { id: string; name: string; language?: string }): HtmlPage {
+export function chatPage(chatbot: { id: string; name: string; language?: string; appearance?: string }): HtmlPage {
   const language = chatbot.language && WIDGET_LANGUAGES.has(chatbot.language) ? chatbot.language : null;
+  const appearance = presentAppearance(chatbot.appearance);
   const html = `<!doctype html>
 <html lang="${language ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex">
-<title>Chat with ${escape(chatbot.name)}</title>
+<meta name="theme-color" content="${escape(appearance.color)}">
+<title>Chat with ${escape(appearance.title ?? chatbot.name)}</title>
 <link rel="icon" href="data:,">
 </head>
 <body>
@@ -53,7 +66,7 @@ export function chatPage(chatbot: { id: string; name: string; language?: string 
 </body>
 </html>
 `;
-  return { html, csp: contentSecurityPolicy(null) };
+  return { html, csp: contentSecurityPolicy(null, avatarOrigin(appearance.avatar_url)) };
 }
 
 const NOTICE_STYLE =

@@ -1,4 +1,5 @@
 import { parseJson } from '../../lib/json.js';
+import { presentAppearance } from './appearance.js';
 import type { ChatbotRow } from './repository.js';
 import type { ChatbotStatus, ChatbotView } from './schema.js';
 
@@ -21,6 +22,7 @@ export function presentChatbot(row: ChatbotRow): ChatbotView {
     allowed_origins: parseJson(row.allowed_origins, []),
     suggested_questions: parseJson(row.suggested_questions, []),
     language: row.language as ChatbotView['language'],
+    appearance: presentAppearance(row.appearance),
     metadata: parseJson(row.metadata, {}),
     created_at: row.created_at,
     updated_at: row.updated_at,

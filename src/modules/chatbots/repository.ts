@@ -28,6 +28,7 @@ export const CHATBOT_COLUMNS = [
   'published_at',
   'suggested_questions',
   'language',
+  'appearance',
 ] as const;
 const COLUMNS = CHATBOT_COLUMNS;
 

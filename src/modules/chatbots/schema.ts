@@ -43,11 +43,60 @@ const LeadCapture = Type.Object(
   { additionalProperties: false },
 );
 
+// Checked and normalized by the service (origins.ts), which explains a wrong entry in words.
 const Origin = Type.String({
-  pattern: '^(\\*|https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)$',
   maxLength: 255,
-  description: 'An origin such as `https://example.com`, or `*` for any.',
+  description:
+    'An origin such as `https://www.example.com` (scheme and host, optional port), or `*` for any. Normalized when stored: ' +
+    'scheme and host lower-cased, the default port and a trailing `/` removed; duplicates collapse. A path, query or fragment is refused.',
 });
+
+/** Where the widget's launcher and panel sit on the page. */
+export const WIDGET_POSITIONS = ['right', 'left'] as const;
+/** The launcher's icons (when it has no label). */
+export const LAUNCHER_ICONS = ['chat', 'question', 'sparkle'] as const;
+
+const appearanceFields = {
+  // The form is checked by the service (appearance.ts), so a wrong colour is explained in words.
+  color: Type.String({ maxLength: 32, description: 'The accent colour, `#RRGGBB` (launcher, header, the visitor\'s messages). Text on it is white or near-black, whichever reads better.', examples: ['#2f5bd3'] }),
+  position: Type.Enum(WIDGET_POSITIONS, { description: 'Bottom corner of the page where the launcher and the chat panel sit.' }),
+  avatar_url: Nullable(Type.String({ maxLength: 2048, description: 'An https URL of an image shown in the header and beside the agent\'s answers; null for none.' })),
+  title: Nullable(Type.String({ maxLength: 60, description: 'The title of the chat panel; null shows the agent\'s name.' })),
+};
+const launcherFields = {
+  label: Nullable(Type.String({ maxLength: 40, description: 'Text of the launcher button (e.g. "Ask us"); null shows the icon alone.' })),
+  icon: Type.Enum(LAUNCHER_ICONS, { description: 'Icon of the launcher: `chat`, `question` or `sparkle`.' }),
+};
+
+/**
+ * How the chat widget and the hosted chat page look. With `welcome_message`, `suggested_questions` and
+ * `language` (top-level fields of the agent) it is everything a visitor sees before the first answer.
+ */
+export const Appearance = Type.Object(
+  { ...appearanceFields, launcher: Type.Object(launcherFields, { additionalProperties: false }) },
+  {
+    additionalProperties: false,
+    title: 'ChatbotAppearance',
+    description:
+      'The widget\'s look: colour, position, launcher, avatar and title. The welcome message, suggested questions and language are the agent\'s ' +
+      '`welcome_message`, `suggested_questions` and `language`. Applied by the widget at the next page load; no change to the site is needed.',
+  },
+);
+export type AppearanceView = Static<typeof Appearance>;
+
+/** A partial appearance: members left out keep their current value (also inside `launcher`). */
+export const AppearanceInput = Type.Partial(
+  Type.Object({
+    ...appearanceFields,
+    launcher: Type.Partial(Type.Object(launcherFields), { additionalProperties: false }),
+  }),
+  {
+    additionalProperties: false,
+    title: 'ChatbotAppearanceInput',
+    description: 'The widget\'s look; members left out keep their current value (defaults on creation). `null` clears `avatar_url`, `title` or `launcher.label`.',
+  },
+);
+export type AppearanceInput = Static<typeof AppearanceInput>;
 
 /** An AI Agent as the API presents it. */
 export const Chatbot = Type.Object(
@@ -66,6 +115,7 @@ export const Chatbot = Type.Object(
     allowed_origins: Type.Array(Type.String(), { description: 'Origins where the chat widget may run.' }),
     suggested_questions: SuggestedQuestions,
     language: AgentLanguage,
+    appearance: Appearance,
     metadata: Type.Record(Type.String(), Type.String()),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -83,9 +133,10 @@ const editable = {
   temperature: Nullable(Type.Number({ minimum: 0, maximum: 2 })),
   knowledge: Type.Array(KnowledgeEntry, { maxItems: 200 }),
   lead_capture: LeadCapture,
-  allowed_origins: Type.Array(Origin, { maxItems: 50, uniqueItems: true }),
+  allowed_origins: Type.Array(Origin, { maxItems: 50 }),
   suggested_questions: SuggestedQuestions,
   language: AgentLanguage,
+  appearance: AppearanceInput,
   metadata: Metadata,
 };
 
@@ -103,6 +154,7 @@ export const CreateChatbotBody = Type.Object(
     allowed_origins: Type.Optional(editable.allowed_origins),
     suggested_questions: Type.Optional(editable.suggested_questions),
     language: Type.Optional(editable.language),
+    appearance: Type.Optional(editable.appearance),
     metadata: Type.Optional(editable.metadata),
   },
   { additionalProperties: false, title: 'CreateChatbot' },
@@ -124,6 +176,7 @@ export const UpdateChatbotBody = Type.Object(
     allowed_origins: Type.Optional(editable.allowed_origins),
     suggested_questions: Type.Optional(editable.suggested_questions),
     language: Type.Optional(editable.language),
+    appearance: Type.Optional(editable.appearance),
     metadata: Type.Optional(editable.metadata),
   },
   { additionalProperties: false, title: 'UpdateChatbot' },

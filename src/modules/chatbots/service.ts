@@ -9,6 +9,8 @@ import type { OperationContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { etagOf, ifMatchSatisfied, nextUpdatedAt } from '../../lib/versioning.js';
+import { DEFAULT_APPEARANCE, mergeAppearance, presentAppearance } from './appearance.js';
+import { normalizeAllowedOrigins } from './origins.js';
 import { DEFAULT_LEAD_CAPTURE, presentChatbot } from './presenter.js';
 import { chatbotRepository, type ChatbotRow } from './repository.js';
 import type { ChatbotStatus, ChatbotView, CreateChatbotInput, ListChatbotsFilters, UpdateChatbotInput } from './schema.js';
@@ -25,7 +27,7 @@ export interface VersionedChatbot {
 
 const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'metadata'] as const;
 /** The fields whose changes the audit log records. */
-const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'metadata', 'published_at'] as const;
+const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'appearance', 'metadata', 'published_at'] as const;
 const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature', 'language'] as const;
 
 function versioned(row: ChatbotRow): VersionedChatbot {
@@ -61,13 +63,14 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         temperature: input.temperature ?? null,
         knowledge: JSON.stringify(input.knowledge ?? []),
         lead_capture: JSON.stringify(input.lead_capture ?? DEFAULT_LEAD_CAPTURE),
-        allowed_origins: JSON.stringify(input.allowed_origins ?? []),
+        allowed_origins: JSON.stringify(normalizeAllowedOrigins(input.allowed_origins ?? [])),
         metadata: JSON.stringify(input.metadata ?? {}),
         created_at: at,
         updated_at: at,
         published_at: null,
         suggested_questions: JSON.stringify(input.suggested_questions ?? []),
         language: input.language ?? 'auto',
+        appearance: JSON.stringify(mergeAppearance(DEFAULT_APPEARANCE, input.appearance ?? {})),
       };
       const result = versioned(row);
       await inTransaction(db, ctx, async (trx) => {
@@ -119,7 +122,13 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
           if (input[field] !== undefined) (next as Record<string, unknown>)[field] = input[field];
         }
         for (const field of JSON_FIELDS) {
-          if (input[field] !== undefined) next[field] = JSON.stringify(input[field]);
+          if (input[field] !== undefined) next[field] = JSON.stringify(field === 'allowed_origins' ? normalizeAllowedOrigins(input.allowed_origins!) : input[field]);
+        }
+        if (input.appearance !== undefined) {
+          const before = presentAppearance(current.appearance);
+          const after = mergeAppearance(before, input.appearance);
+          // Unchanged when it presents the same (a stored '{}' and the defaults written out are one look).
+          if (JSON.stringify(after) !== JSON.stringify(before)) next.appearance = JSON.stringify(after);
         }
         const to = input.status ?? from;
         assertTransition(from, to, {

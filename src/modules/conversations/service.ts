@@ -3,15 +3,16 @@ import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
 import { createdRange } from '../../http/filters.js';
-import { pageRequest, toPage, type Page } from '../../http/pagination.js';
+import { pageRequest, toPage, type Keyset, type Page } from '../../http/pagination.js';
 import type { OperationContext } from '../../lib/actor.js';
 import type { Clock } from '../../lib/clock.js';
 import { isId, newId } from '../../lib/ids.js';
 import { etagOf, nextUpdatedAt } from '../../lib/versioning.js';
 import { chatbotRepository } from '../chatbots/repository.js';
+import { exportFile, type ExportedConversation, type ExportedMessage, type ExportFile } from './export.js';
 import { presentConversation } from './presenter.js';
 import { conversationRepository, type ConversationRow } from './repository.js';
-import type { ConversationView, ListConversationsFilters } from './schema.js';
+import type { ConversationView, ExportConversationsFilters, ListConversationsFilters } from './schema.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import type { EventWriter } from '../events/writer.js';
 import { dayOf, statsRepository } from '../stats/repository.js';
@@ -26,6 +27,35 @@ export interface StartConversationInput {
   visitorId?: string;
 }
 
+/** How many conversations the export reads (with their messages) per query. */
+const EXPORT_PAGE = 200;
+const MAX_SEARCH_WORDS = 8;
+
+type FilterQuery = Omit<ListConversationsFilters, 'limit' | 'cursor'>;
+
+// The words of a search, lower-cased (the repository matches lower(content)); 400 past MAX_SEARCH_WORDS.
+function searchWords(q: string | undefined): string[] | undefined {
+  const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length > MAX_SEARCH_WORDS) {
+    throw AppError.validation(`Search for at most ${MAX_SEARCH_WORDS} words.`, [{ parameter: 'q', message: `at most ${MAX_SEARCH_WORDS} words` }]);
+  }
+  return words.length > 0 ? words : undefined;
+}
+
+/** The list's filters from its query, normalised (bad instants and searches are 400s here, before any streaming). */
+function listFilters(query: FilterQuery) {
+  return {
+    list: 'conversations',
+    chatbotId: query.chatbot_id,
+    status: query.status,
+    channel: query.channel,
+    mode: query.mode,
+    handoff: query.handoff,
+    words: searchWords(query.q),
+    ...createdRange(query),
+  };
+}
+
 /** Conversations: read through the API; started by the chat runtime. */
 export function createConversationService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter) {
   return {
@@ -36,18 +66,48 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
       return row;
     },
 
-    /** One conversation with its ETag. */
+    /** One conversation with its visitor and newest message, and its ETag (which a change of its lead moves too). */
     async get(ctx: OperationContext, id: string): Promise<{ conversation: ConversationView; etag: string }> {
-      const row = await this.load(ctx, id);
-      return { conversation: presentConversation(row), etag: etagOf(row.id, row.updated_at) };
+      const row = isId('conversation', id) ? await conversationRepository.findSummary(db, ctx.actor.workspaceId, id) : undefined;
+      if (!row) throw AppError.notFound('conversation', id);
+      const version = row.lead_updated_at !== null && row.lead_updated_at > row.updated_at ? row.lead_updated_at : row.updated_at;
+      return { conversation: presentConversation(row), etag: etagOf(row.id, version) };
     },
 
     /** A page of the workspace's conversations, newest first, whatever their channel. */
     async list(ctx: OperationContext, query: ListConversationsFilters): Promise<Page<ConversationView>> {
-      const filters = { list: 'conversations', chatbotId: query.chatbot_id, status: query.status, channel: query.channel, handoff: query.handoff, ...createdRange(query) };
+      const filters = listFilters(query);
       const page = pageRequest(query, filters);
       const rows = await conversationRepository.list(db, ctx.actor.workspaceId, filters, page);
       return toPage(rows, page, filters, presentConversation);
+    },
+
+    /**
+     * Every conversation matching the list's filters, newest first, with its messages, as a file. The filters
+     * are checked now (a 400 comes before any byte); the conversations are then read one keyset page at a
+     * time as the file is consumed, so an export of any size holds one page in memory.
+     */
+    export(ctx: OperationContext, query: ExportConversationsFilters): ExportFile {
+      const filters = listFilters(query);
+      const workspaceId = ctx.actor.workspaceId;
+      async function* conversations(): AsyncGenerator<ExportedConversation> {
+        let after: Keyset | null = null;
+        for (;;) {
+          const rows = await conversationRepository.list(db, workspaceId, filters, { limit: EXPORT_PAGE, after, order: 'desc' });
+          const page = rows.slice(0, EXPORT_PAGE);
+          const transcripts = new Map<string, ExportedMessage[]>();
+          for (const { conversation_id: conversationId, ...message } of await conversationRepository.transcripts(db, workspaceId, page.map((row) => row.id))) {
+            const list = transcripts.get(conversationId) ?? [];
+            list.push(message);
+            transcripts.set(conversationId, list);
+          }
+          for (const row of page) yield { ...presentConversation(row), messages: transcripts.get(row.id) ?? [] };
+          const last = page[page.length - 1];
+          if (rows.length <= EXPORT_PAGE || !last) return;
+          after = { createdAt: last.created_at, id: last.id };
+        }
+      }
+      return exportFile(conversations(), query.format ?? 'jsonl', clock.now().toISOString().slice(0, 10));
     },
 
     /**

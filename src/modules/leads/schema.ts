@@ -1,4 +1,5 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+import type { LEAD_FIELDS } from '../chatbots/schema.js';
 import { AtLeastOneOf, IdOf, ListOf, Metadata, Nullable, PageQuery, Timestamp } from '../../http/schemas.js';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'converted', 'archived'] as const;
@@ -33,11 +34,25 @@ export const Lead = Type.Object(
 );
 export type LeadView = Static<typeof Lead>;
 
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Company = Type.String({ minLength: 1, maxLength: 200 });
+
+/**
+ * What a visitor may send in the widget's lead form: every field lead capture can ask for (LEAD_FIELDS), and
+ * only those (`satisfies` fails to compile when the two lists differ), with the lead's own rules.
+ */
+export const VisitorContactFields = {
+  name: Type.Optional(Name),
+  email: Type.Optional(Email),
+  phone: Type.Optional(Phone),
+  company: Type.Optional(Company),
+} satisfies Record<(typeof LEAD_FIELDS)[number], TSchema>;
+
 const fields = {
-  name: Nullable(Type.String({ minLength: 1, maxLength: 200 })),
+  name: Nullable(Name),
   email: Nullable(Email),
   phone: Nullable(Phone),
-  company: Nullable(Type.String({ minLength: 1, maxLength: 200 })),
+  company: Nullable(Company),
   status: Status,
   custom_fields: Metadata,
 };

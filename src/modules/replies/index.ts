@@ -23,6 +23,8 @@ export interface ReplyEngineDeps {
   logger: ReplyLogger;
   /** Retrieval over the agent's sources; full text alone when absent. */
   knowledge?: KnowledgeSearch;
+  /** The provider configuration in effect, asked per reply (dashboard settings apply without a restart); `llm` when absent. */
+  effectiveLlm?: () => Promise<LlmConfig>;
 }
 
 function providerFor(knowledge: KnowledgeLookup, llm: LlmConfig): ReplyProvider {
@@ -49,12 +51,25 @@ function describeError(error: unknown, secrets: readonly string[]): string {
  * LLM_MODEL, streams deltas to `onDelta`, bounds the whole reply by LLM_TIMEOUT_MS, and never throws:
  * on any failure it logs the cause (never a key) and answers with the polite fallback.
  */
-export function createReplyEngine({ db, llm, logger, knowledge = createKnowledgeSearch(null, logger) }: ReplyEngineDeps): ReplyEngine {
-  const provider = providerFor((workspaceId, chatbotId, question, limit) => knowledge.search(db, workspaceId, chatbotId, question, limit), llm);
-  const secrets = [llm.openai.apiKey, llm.anthropic.apiKey].filter((key): key is string => Boolean(key));
+export function createReplyEngine({ db, llm: configured, logger, knowledge = createKnowledgeSearch(null, logger), effectiveLlm = async () => configured }: ReplyEngineDeps): ReplyEngine {
+  const lookup: KnowledgeLookup = (workspaceId, chatbotId, question, limit) => knowledge.search(db, workspaceId, chatbotId, question, limit);
+  const build = (llm: LlmConfig) => ({ llm, provider: providerFor(lookup, llm), secrets: [llm.openai.apiKey, llm.anthropic.apiKey].filter((key): key is string => Boolean(key)) });
+  let built = build(configured);
+  // The provider is rebuilt only when the configuration in effect changes (settings saved in the dashboard).
+  async function current(): Promise<typeof built> {
+    try {
+      const llm = await effectiveLlm();
+      if (llm !== built.llm) built = build(llm);
+      return built;
+    } catch (error) {
+      // Unreadable settings: this reply fails (logged, fallback answer) like any provider failure.
+      return { llm: configured, secrets: [], provider: { source: () => 'unavailable', generate: () => Promise.reject(error) } };
+    }
+  }
 
   return {
     async reply(input: ReplyInput): Promise<ReplyOutput> {
+      const { llm, provider, secrets } = await current();
       const model = input.chatbot.model ?? llm.model;
       const source = provider.source(model);
       const timeout = new AbortController();

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IdOf, Nullable, Timestamp } from '../../http/schemas.js';
-import { AgentLanguage, LEAD_FIELDS, SuggestedQuestions } from '../chatbots/schema.js';
+import { AgentLanguage, Appearance, LEAD_FIELDS, SuggestedQuestions } from '../chatbots/schema.js';
+import { VisitorContactFields } from '../leads/schema.js';
 import { FEEDBACK_RATINGS, Message } from '../messages/schema.js';
 
 /** `{chatbot_id}` in a widget path (any string: a malformed id is a 404). */
@@ -14,6 +15,21 @@ export const ConversationMessageParams = Type.Object({
   conversation_id: ConversationParams.properties.conversation_id,
   message_id: Type.String({ description: 'The id of one of the agent\'s answers in that conversation (`msg_…`).' }),
 });
+
+/** What the widget shows before a conversation starts: read at every page load, so a change shows at the next one. */
+export const WidgetConfig = Type.Object(
+  {
+    id: IdOf('chatbot'),
+    name: Type.String(),
+    title: Type.String({ description: 'The panel\'s title: `appearance.title`, else the agent\'s name.' }),
+    welcome_message: Nullable(Type.String()),
+    suggested_questions: SuggestedQuestions,
+    language: AgentLanguage,
+    appearance: Appearance,
+  },
+  { title: 'WidgetConfig' },
+);
+export type WidgetConfigView = Static<typeof WidgetConfig>;
 
 /** Body of POST /widget/v1/chatbots/{chatbot_id}/conversations (optional). */
 export const StartConversationBody = Type.Object(
@@ -73,11 +89,7 @@ export type MessageExchangeView = Static<typeof MessageExchange>;
 
 /** Body of POST /widget/v1/conversations/{conversation_id}/lead: at least one field; an email or a phone is needed. */
 export const VisitorLeadBody = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-    phone: Type.Optional(Type.String({ pattern: '^\\+?[0-9][0-9 ().-]{4,30}[0-9]$', maxLength: 32 })),
-  },
+  VisitorContactFields,
   { additionalProperties: false, minProperties: 1, title: 'VisitorLead' },
 );
 export type VisitorLeadInput = Static<typeof VisitorLeadBody>;

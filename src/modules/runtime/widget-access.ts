@@ -7,6 +7,7 @@ import type { RequestContext } from '../../lib/actor.js';
 import { isId } from '../../lib/ids.js';
 import { parseJson } from '../../lib/json.js';
 import type { RateLimitStore } from '../../lib/rate-limit/types.js';
+import { normalizeOrigin } from '../chatbots/origins.js';
 import { chatbotRepository } from '../chatbots/repository.js';
 import { runtimeRepository } from './repository.js';
 import type { VisitorSession, WidgetService } from './widget-service.js';
@@ -56,7 +57,8 @@ export function widgetRequestContext(request: FastifyRequest): RequestContext {
 /**
  * The access policy of /widget/v1, one onRequest hook in a fixed order: CORS (the Origin must be one the
  * agent allows; no Origin, or the service's own origin, always passes) → per-IP budget → visitor token
- * (conversation routes) → per-conversation message budget. Preflights stop after CORS with 204.
+ * (conversation routes) → per-conversation message budget. Preflights are answered 204 for any origin
+ * (the request that follows is what an unlisted origin is refused).
  */
 export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetService; store: RateLimitStore; limits: WidgetLimits; publicUrl: string }) {
   const { db, widget, store, limits } = deps;
@@ -81,19 +83,28 @@ export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetSer
     return typeof host === 'string' && (origin === `http://${host}` || origin === `https://${host}`);
   }
 
+  // Stored origins are normalized on write; older rows (and odd Origin headers) are normalized here too.
+  function isAllowed(allowed: string[], origin: string): boolean {
+    const wanted = normalizeOrigin(origin);
+    return allowed.some((entry) => entry === '*' || (wanted !== null && normalizeOrigin(entry) === wanted));
+  }
+
   async function cors(request: FastifyRequest, reply: FastifyReply, config: WidgetRouteConfig): Promise<void> {
     const origin = request.headers.origin;
     if (typeof origin !== 'string') return;
-    if (!sameOrigin(request, origin)) {
-      const allowed = await allowedOrigins(config, request.params as Record<string, string>);
-      // An empty list allows no other site: a new agent is embeddable only where its owner says so.
-      if (allowed !== null && !allowed.includes('*') && !allowed.includes(origin)) {
-        throw new AppError('origin_not_allowed', `This AI Agent does not accept requests from ${origin.slice(0, 200)}; add it to the agent's allowed_origins.`);
-      }
-    }
+    // Every answer to a browser names its origin, a refusal included: a preflight passes and the refusal
+    // that follows is readable, so the widget can say "not enabled on this website" instead of "offline".
+    // That is safe: a refusal carries no data (no token, no message, no conversation), only the problem,
+    // and every route still refuses that origin before doing anything.
     reply.header('Access-Control-Allow-Origin', origin);
     reply.header('Vary', 'Origin');
     reply.header('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+    if (config.preflight || sameOrigin(request, origin)) return;
+    const allowed = await allowedOrigins(config, request.params as Record<string, string>);
+    // An empty list allows no other site: a new agent is embeddable only where its owner says so.
+    if (allowed !== null && !isAllowed(allowed, origin)) {
+      throw new AppError('origin_not_allowed', `This AI Agent does not accept requests from ${origin.slice(0, 200)}; add it to the agent's allowed_origins.`);
+    }
   }
 
   return async function widgetAccess(request: FastifyRequest, reply: FastifyReply): Promise<void> {

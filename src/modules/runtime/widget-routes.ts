@@ -7,7 +7,7 @@ import { Lead } from '../leads/schema.js';
 import { ListMessagesQuery, Message, MessageList } from '../messages/schema.js';
 import type { MessageView } from '../messages/schema.js';
 import type { ReplyStream, ReplyWorker } from './reply-worker.js';
-import { ChatbotParams, ConversationMessageParams, ConversationParams, FeedbackBody, HandoffBody, HandoffResult, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody } from './schema.js';
+import { ChatbotParams, ConversationMessageParams, ConversationParams, FeedbackBody, HandoffBody, HandoffResult, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody, WidgetConfig } from './schema.js';
 import { widgetRequestContext } from './widget-access.js';
 import { widgetOperation } from './widget-operation.js';
 import { ConversationEventStream, streamConversation } from './widget-stream.js';
@@ -43,10 +43,11 @@ async function streamExchange(reply: FastifyReply, message: MessageView, answer:
   stream.end();
 }
 
-/** The public chat endpoints under /widget/v1: start a conversation, send and list messages, leave contact details, rate an answer, ask for a person. */
+/** The public chat endpoints under /widget/v1: the agent's look, start a conversation, send and list messages, leave contact details, rate an answer, ask for a person. */
 export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, live: LiveEvents): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const [url, resource] of [
+      ['/chatbots/:chatbot_id', 'chatbot'],
       ['/chatbots/:chatbot_id/conversations', 'chatbot'],
       ['/conversations/:conversation_id/messages', 'conversation'],
       ['/conversations/:conversation_id/lead', 'conversation'],
@@ -57,6 +58,22 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, live: L
       // CORS preflights: answered by the access hook (204), never reach a handler.
       app.options(url, { schema: { hide: true }, config: { widget: { resource, preflight: true } } }, async () => undefined);
     }
+
+    app.get(
+      '/chatbots/:chatbot_id',
+      widgetOperation({
+        operationId: 'widgetGetConfig',
+        summary: 'Get the widget\'s look',
+        description:
+          'What the widget shows before a conversation starts: the agent\'s `appearance`, title, welcome message, suggested questions and language. ' +
+          'The widget reads it at every page load (`Cache-Control: no-cache`), so a change made through the API shows at the next load without touching the site.',
+        access: { resource: 'chatbot' },
+        params: ChatbotParams,
+        success: { status: 200, description: 'The agent as the widget presents it.', schema: WidgetConfig },
+        errors: [403, 404],
+      }),
+      async (request, reply) => reply.header('Cache-Control', 'no-cache').send(await widget.config(request.params.chatbot_id)),
+    );
 
     app.post(
       '/chatbots/:chatbot_id/conversations',

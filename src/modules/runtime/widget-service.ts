@@ -17,7 +17,7 @@ import type { LeadService } from '../leads/service.js';
 import type { ListMessagesFilters, MessageView } from '../messages/schema.js';
 import type { MessageService } from '../messages/service.js';
 import { runtimeRepository, visitorTokenRepository } from './repository.js';
-import type { FeedbackBodyInput, HandoffResultView, StartConversationBodyInput, StartedConversationView, VisitorLeadInput } from './schema.js';
+import type { FeedbackBodyInput, HandoffResultView, StartConversationBodyInput, StartedConversationView, VisitorLeadInput, WidgetConfigView } from './schema.js';
 import type { FeedbackService } from '../feedback/service.js';
 import { handoffAnswer } from '../replies/answers.js';
 import type { Lang } from '../replies/intents.js';
@@ -58,6 +58,22 @@ export function createWidgetService(deps: {
   }
 
   return {
+    /** The agent as the widget presents it (look, title, first words), whatever its state: starting a conversation says whether it talks. */
+    async config(chatbotId: string): Promise<WidgetConfigView> {
+      const bot = isId('chatbot', chatbotId) ? await runtimeRepository.findChatbotById(db, chatbotId) : undefined;
+      if (!bot) throw new AppError('not_found', `No AI Agent with id "${chatbotId.slice(0, 80)}" exists.`);
+      const view = presentChatbot(bot);
+      return {
+        id: view.id,
+        name: view.name,
+        title: view.appearance.title ?? view.name,
+        welcome_message: view.welcome_message,
+        suggested_questions: view.suggested_questions,
+        language: view.language,
+        appearance: view.appearance,
+      };
+    },
+
     /** Starts a widget conversation with an active agent and issues the visitor's token (stored as a hash). */
     async start(request: RequestContext, chatbotId: string, input: StartConversationBodyInput): Promise<StartedConversationView> {
       const bot = isId('chatbot', chatbotId) ? await runtimeRepository.findChatbotById(db, chatbotId) : undefined;

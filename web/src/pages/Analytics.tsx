@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, daysAgo, query } from '../api';
 import { useLoad } from '../ui';
-import { PageHeader } from '../ui';
+import { PageHeader, TableScroll } from '../ui';
 import { useAgents } from './Conversations';
 import { UnansweredQuestions } from './UnansweredQuestions';
 
@@ -128,6 +128,7 @@ export function Analytics() {
       <section className="card" aria-labelledby="compare-title">
         <h2 id="compare-title">Agents compared</h2>
         {compared.data && compared.data.length === 0 ? <p className="hint">No agents yet.</p> : null}
+        <TableScroll label="Agents compared">
         <table>
           <thead>
             <tr>
@@ -155,6 +156,7 @@ export function Analytics() {
             ))}
           </tbody>
         </table>
+        </TableScroll>
       </section>
       <UnansweredQuestions from={from} to={to} agentId={agentId} names={new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]))} />
     </>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, dayEnd, dayStart, query, when } from '../api';
 import { isAdmin, useSession } from '../session';
-import { ErrorText, PageHeader, useLoad } from '../ui';
+import { ErrorText, PageHeader, TableScroll, useLoad } from '../ui';
 import { AdminOnly, SettingsNav } from './Settings';
 
 interface AuditEvent {
@@ -77,6 +77,7 @@ export function AuditLog() {
       ) : null}
       <ErrorText error={events.error} />
       {events.data ? (
+        <TableScroll label="Audit events">
         <table className="audit">
           <caption className="sr-only">Audit events</caption>
           <thead>
@@ -111,6 +112,7 @@ export function AuditLog() {
             ))}
           </tbody>
         </table>
+        </TableScroll>
       ) : null}
       <div className="row">
         {pages.length > 0 ? <button type="button" className="secondary" onClick={() => setPages(pages.slice(0, -1))}>Newer</button> : null}

@@ -57,19 +57,61 @@ function WaitingBadge({ since }: { since: string }) {
   );
 }
 
-/** Conversations with filters by agent, status, date and "waiting for a person". */
+const SPEAKERS = { user: 'Visitor', assistant: 'Agent', operator: 'Operator' } as const;
+
+/** Who the visitor is, as far as they said: the lead's or the given name, else the email, else "Visitor". */
+function visitorName(c: Conversation): string {
+  return c.visitor.name || c.visitor.email || 'Visitor';
+}
+
+/** One conversation in the inbox: who, the newest message, unread count, agent, channel, state, last activity. */
+function InboxRow({ c, unread, agent }: { c: Conversation; unread: number; agent: string }) {
+  return (
+    <tr className={unread ? 'unread' : undefined}>
+      <td className="who">
+        <Link to={`/conversations/${c.id}`}>{visitorName(c)}</Link>
+        {unread ? <span className="count" aria-label={`${unread} new`}>{unread}</span> : null}
+        {c.visitor.name && c.visitor.email ? <span className="hint email">{c.visitor.email}</span> : null}
+      </td>
+      <td className="preview">
+        {c.last_message ? (
+          <span className="clamp">
+            <span className="speaker">{SPEAKERS[c.last_message.role]}:</span> {c.last_message.content}
+          </span>
+        ) : (
+          <span className="hint">No messages yet</span>
+        )}
+      </td>
+      <td className="agent">{agent}</td>
+      <td className="channel">{c.channel}</td>
+      <td className="state">
+        <Badge value={c.status} /> {c.mode === 'human' ? <Badge value="human" /> : null}{' '}
+        {waiting(c) ? <WaitingBadge since={c.handoff_requested_at!} /> : null}
+      </td>
+      <td className="when">
+        <time dateTime={c.last_message_at ?? c.created_at}>{when(c.last_message_at ?? c.created_at)}</time>
+      </td>
+    </tr>
+  );
+}
+
+/** The inbox: conversations with search over messages, filters, unread state and export. */
 export function Conversations() {
   const agents = useAgents();
-  const [filters, setFilters] = useState({ chatbot_id: '', status: '', from: '', to: '', handoff: '' });
+  const [filters, setFilters] = useState({ q: '', chatbot_id: '', status: '', channel: '', mode: '', from: '', to: '', handoff: '' });
+  const [search, setSearch] = useState('');
   const [cursor, setCursor] = useState<string | null>(null);
-  const list = useLoad(
-    () =>
-      api<Page<Conversation>>(
-        'GET',
-        `/conversations${query({ chatbot_id: filters.chatbot_id, status: filters.status, handoff: filters.handoff, created_after: dayStart(filters.from), created_before: dayEnd(filters.to), limit: 25, cursor })}`,
-      ),
-    [filters, cursor],
-  );
+  const params = {
+    q: filters.q,
+    chatbot_id: filters.chatbot_id,
+    status: filters.status,
+    channel: filters.channel,
+    mode: filters.mode,
+    handoff: filters.handoff,
+    created_after: dayStart(filters.from),
+    created_before: dayEnd(filters.to),
+  };
+  const list = useLoad(() => api<Page<Conversation>>('GET', `/conversations${query({ ...params, limit: 25, cursor })}`), [filters, cursor]);
   // New conversations, new messages and handoffs show up as they happen.
   useLiveReload((event) => event.type.startsWith('conversation.') || event.type === 'message.created', list.reload);
   const unread = useUnread();
@@ -78,10 +120,29 @@ export function Conversations() {
     setCursor(null);
     setFilters({ ...filters, ...changes });
   };
+  const submitSearch = (event: FormEvent) => {
+    event.preventDefault();
+    setFilter({ q: search.trim() });
+  };
+  const filtered = Object.values(filters).some(Boolean);
   return (
     <>
-      <PageHeader title="Conversations" />
-      <form className="filters row" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+      <PageHeader title="Conversations">
+        <a className="button secondary" href={`/app/api/conversations/export${query({ ...params, format: 'csv' })}`} download>
+          Export CSV
+        </a>
+        <a className="button secondary" href={`/app/api/conversations/export${query({ ...params, format: 'jsonl' })}`} download>
+          Export JSON Lines
+        </a>
+      </PageHeader>
+      <form className="row search" role="search" onSubmit={submitSearch}>
+        <label className="grow">
+          Search messages
+          <input type="search" value={search} placeholder="Words a message contains" onChange={(e) => setSearch(e.target.value)} maxLength={200} />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      <form className="filters row inbox-filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Agent
           <select value={filters.chatbot_id} onChange={(e) => setFilter({ chatbot_id: e.target.value })}>
@@ -102,6 +163,23 @@ export function Conversations() {
           </select>
         </label>
         <label>
+          Channel
+          <select value={filters.channel} onChange={(e) => setFilter({ channel: e.target.value })}>
+            <option value="">Any</option>
+            <option value="widget">Widget</option>
+            <option value="api">API</option>
+            <option value="dashboard">Dashboard</option>
+          </select>
+        </label>
+        <label>
+          Answered by
+          <select value={filters.mode} onChange={(e) => setFilter({ mode: e.target.value })}>
+            <option value="">Anyone</option>
+            <option value="agent">The agent</option>
+            <option value="human">An operator</option>
+          </select>
+        </label>
+        <label>
           From
           <input type="date" value={filters.from} onChange={(e) => setFilter({ from: e.target.value })} />
         </label>
@@ -117,37 +195,29 @@ export function Conversations() {
       <ErrorText error={list.error} />
       {list.data && list.data.data.length === 0 ? (
         <p className="empty">
-          {filters.handoff ? 'No conversation is waiting for a person.' : 'No conversations match. They appear when visitors chat with a published agent.'}
+          {filters.handoff
+            ? 'No conversation is waiting for a person.'
+            : filtered
+              ? 'No conversations match.'
+              : 'No conversations match. They appear when visitors chat with a published agent.'}
         </p>
       ) : null}
       {list.data && list.data.data.length > 0 ? (
-        <table>
+        <table className="inbox">
+          <caption className="sr-only">Conversations, newest first</caption>
           <thead>
             <tr>
               <th scope="col">Visitor</th>
-              <th scope="col">Agent</th>
-              <th scope="col">Status</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Messages</th>
               <th scope="col">Last message</th>
+              <th scope="col">Agent</th>
+              <th scope="col">Channel</th>
+              <th scope="col">State</th>
+              <th scope="col">Last activity</th>
             </tr>
           </thead>
           <tbody>
             {list.data.data.map((c) => (
-              <tr key={c.id}>
-                <td>
-                  <Link to={`/conversations/${c.id}`}>{c.visitor.name || c.visitor.email || 'Visitor'}</Link>
-                  {unread.get(c.id) ? <span className="count" aria-label={`${unread.get(c.id)} new`}>{unread.get(c.id)}</span> : null}
-                </td>
-                <td>{names.get(c.chatbot_id) ?? c.chatbot_id}</td>
-                <td>
-                  <Badge value={c.status} /> {c.mode === 'human' ? <Badge value="human" /> : null}{' '}
-                  {waiting(c) ? <WaitingBadge since={c.handoff_requested_at!} /> : null}
-                </td>
-                <td>{c.channel}</td>
-                <td>{c.message_count}</td>
-                <td>{when(c.last_message_at ?? c.created_at)}</td>
-              </tr>
+              <InboxRow key={c.id} c={c} unread={unread.get(c.id) ?? 0} agent={names.get(c.chatbot_id) ?? c.chatbot_id} />
             ))}
           </tbody>
         </table>
@@ -198,9 +268,9 @@ export function ConversationDetail({ id }: { id: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link to="/conversations">Conversations</Link> / {c.visitor.name || 'Visitor'}
+        <Link to="/conversations">Conversations</Link> / {visitorName(c)}
       </p>
-      <PageHeader title={`Conversation with ${c.visitor.name || 'a visitor'}`}>
+      <PageHeader title={`Conversation with ${c.visitor.name || c.visitor.email || 'a visitor'}`}>
         <Badge value={c.status} />
         <Badge value={c.mode === 'human' ? 'human' : 'agent'} />
         {waiting(c) ? <WaitingBadge since={c.handoff_requested_at!} /> : null}

@@ -9,6 +9,7 @@ export function SettingsNav() {
       <ul>
         <li><Link to="/settings/developers">Developers</Link></li>
         <li><Link to="/settings/webhooks">Webhooks</Link></li>
+        <li><Link to="/settings/provider">Model provider</Link></li>
         <li><Link to="/settings/members">Members</Link></li>
         <li><Link to="/settings/audit">Audit log</Link></li>
         <li><Link to="/settings/account">Account</Link></li>
@@ -38,6 +39,7 @@ export function Settings() {
         <ul className="plain">
           <li><strong>Developers</strong>: API keys for your integrations, and the API reference.</li>
           <li><strong>Webhooks</strong>: your systems told of new leads, conversations and more, as they happen.</li>
+          <li><strong>Model provider</strong>: which model answers for every agent (the instance&apos;s owner chooses it).</li>
           <li><strong>Members</strong>: invite people, change roles.</li>
           <li><strong>Audit log</strong>: every change, who made it, and the log&apos;s integrity.</li>
           <li><strong>Account</strong>: your password.</li>
