@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import generateClientTypes from '../test/global-setup.js';
-import { ensureWebBuild } from '../test/helpers/browser.js';
+import { ensureBuild } from '../test/helpers/build.js';
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -52,9 +52,9 @@ async function vitest(tag: string, env: Record<string, string>, args: string[] =
   return status;
 }
 
-// What both runs' global setups would otherwise write at the same moment: the client types and the dashboard build.
+// What both runs' global setups would otherwise write at the same moment: the client types and the build.
 await generateClientTypes();
-await ensureWebBuild();
+await ensureBuild('server', 'web');
 
 const up = (await reachable(postgresUrl, 5432)) && (await reachable(redisUrl, 6379));
 if (!up && process.env.CI === 'true') console.error(`\nPostgreSQL (${postgresUrl}) or Redis (${redisUrl}) is unreachable: under CI this is a failure.`);

@@ -11,13 +11,13 @@ import { isWellFormedApiKey } from '../../src/lib/api-key-format.js';
 import { cli as runCli } from '../helpers/processes.js';
 import { expectProblem, PREFIX, send } from './support.js';
 
-// The ops CLI as a child process (`node --import tsx src/cli.ts …`) on a temp SQLite file, checked against a real
+// The ops CLI as a child process (`node dist/cli.js …`) on a temp SQLite file, checked against a real
 // app built on the same file.
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-cli-'));
 const DB_FILE = path.join(dir, 'cli.db');
 let app: FastifyInstance;
-/** Each CLI run starts a process (npx, tsx): seconds each on a busy machine. */
+/** Each CLI run starts a process: seconds each on a busy machine. */
 const SLOW = 120_000;
 
 /** The shared CLI runner on this suite's SQLite file (or another one). */

@@ -6,16 +6,16 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable, ensureWebBuild, launchChromium, SCREENSHOTS } from '../helpers/browser.js';
 import { signIn, signUp, uniqueEmail } from '../helpers/dashboard.js';
 import { expectProblem } from '../helpers/http.js';
-import { cli, freePort } from '../helpers/processes.js';
+import { cli, CLI_ENTRY, freePort } from '../helpers/processes.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-/** Each CLI run starts a process (tsx): seconds on a busy machine. */
+/** Each CLI run starts a process: seconds on a busy machine. */
 const SLOW = 120_000;
 
 /** The CLI with `input` on its standard input (cli() of the helpers leaves stdin empty). */
 function cliWithInput(env: Record<string, string>, input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'silent' } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dropDatabase, freshDatabaseEnv } from '../helpers/database.js';
-import { cli } from '../helpers/processes.js';
+import { cli, SERVER_ENTRY } from '../helpers/processes.js';
 import { ROOT } from './support.js';
 
 interface Server {
@@ -23,10 +23,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `node --import tsx src/server.ts` (node itself, no wrapper) and waits until /readyz is 200. */
+/** Starts `node dist/server.js` (node itself, no wrapper) and waits until /readyz is 200. */
 async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],

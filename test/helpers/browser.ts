@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
-
-const run = promisify(execFile);
+import { ensureBuild } from './build.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -30,23 +27,7 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
-  }
-  return newest;
-}
-
-/** Builds the dashboard into dist/web unless a build newer than every source file is there already. */
+/** Builds the dashboard into dist/web unless the last build is newer than every source (scripts/build-if-stale.mjs). */
 export async function ensureWebBuild(): Promise<void> {
-  const index = path.join(ROOT, 'dist', 'web', 'index.html');
-  const sources = Math.max(newestMtime(path.join(ROOT, 'web', 'src')), fs.statSync(path.join(ROOT, 'web', 'index.html')).mtimeMs);
-  if (fs.existsSync(index) && fs.statSync(index).mtimeMs >= sources) return;
-  // A child process with NODE_ENV=production: inside vitest (NODE_ENV=test) Vite would bundle React's development build.
-  await run(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', path.join(ROOT, 'web', 'vite.config.ts'), '--logLevel', 'warn'], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production' },
-  });
+  await ensureBuild('web');
 }

@@ -3,6 +3,13 @@ import net from 'node:net';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
+/**
+ * The built entry points (dist/, rebuilt by the suites' global setup when src/ changed): the child processes
+ * run the code `npm start` and `npm run cli` run, and start in a second instead of compiling TypeScript first.
+ */
+export const SERVER_ENTRY = `${ROOT}dist/server.js`;
+export const CLI_ENTRY = `${ROOT}dist/cli.js`;
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -23,14 +30,14 @@ export interface CliRun {
 }
 
 /**
- * Runs the ops CLI (`node --import tsx src/cli.ts …`) with the given environment (its logger silenced) and
+ * Runs the ops CLI (`node dist/cli.js …`) with the given environment (its logger silenced) and
  * resolves with exit code and output. Never rejects: a failing command resolves with its non-zero code.
  */
 export function cli(env: Record<string, string>, ...args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [CLI_ENTRY, ...args],
       { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
@@ -58,10 +65,10 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts `src/server.ts` with the given environment and waits until /readyz answers 200. */
+/** Starts the built server (`node dist/server.js`) with the given environment and waits until /readyz answers 200. */
 export async function startServer(env: Record<string, string>, options: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

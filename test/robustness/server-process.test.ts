@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKeySecret } from '../../src/lib/api-key-format.js';
-import { cliJson } from '../helpers/processes.js';
+import { cliJson, SERVER_ENTRY } from '../helpers/processes.js';
 
-// The real server as a child process (`tsx src/server.ts`, run as `node --import tsx` so that signals and
+// The real server as a child process (`node dist/server.js`, node itself so that signals and
 // the exit code are the server's own): readiness, request ids, log hygiene and graceful shutdown.
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -82,7 +82,7 @@ beforeAll(async () => {
   key = String(created.key);
   expect(key).toMatch(/^wsk_/);
 
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  server = spawn(process.execPath, [SERVER_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
