@@ -91,6 +91,8 @@ export interface ConversationsTable {
   updated_at: string;
   /** When the visitor first asked for a person (null: never). */
   handoff_requested_at: string | null;
+  /** The website (normalized origin) a widget conversation started on; null: the hosted page, the API, the dashboard. */
+  origin: string | null;
 }
 
 export interface MessagesTable {

@@ -51,6 +51,13 @@ describe('dashboard home', () => {
     expect(published.statusCode, published.body).toBe(200);
     expect((await home()).steps).toMatchObject({ agent_published: true, website_traffic: false });
 
+    // Chats on the service's own hosted page (/chat/{id}: its own origin) or with no Origin are no website.
+    const hosted = (headers: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: `/widget/v1/chatbots/${bot.id}/conversations`, headers: { 'content-type': 'application/json', ...headers }, payload: '{}' });
+    expect((await hosted({ host: 'chat.example.net', origin: 'https://chat.example.net' })).statusCode).toBe(201);
+    expect((await hosted({})).statusCode).toBe(201);
+    expect((await home()).steps).toMatchObject({ website_traffic: false });
+
     // A visitor on the website opens the widget: the runtime starts a conversation (channel widget).
     const started = await t.app.inject({
       method: 'POST',
@@ -61,11 +68,11 @@ describe('dashboard home', () => {
     expect(started.statusCode, started.body).toBe(201);
     state = await home();
     expect(state.steps).toMatchObject({ website_traffic: true, api_key: false });
-    expect(state.last_7_days).toMatchObject({ conversations: 1 });
+    expect(state.last_7_days).toMatchObject({ conversations: 3 });
 
     const lead = await owner.request('POST', '/app/api/leads', { name: 'Ada', email: 'ada@example.com' });
     expect(lead.statusCode, lead.body).toBe(201);
-    expect((await home()).last_7_days).toMatchObject({ conversations: 1, leads: 1 });
+    expect((await home()).last_7_days).toMatchObject({ conversations: 3, leads: 1 });
 
     const key = await owner.request('POST', '/app/api/api-keys', { name: 'shop', scopes: ['leads:read'] });
     expect(key.statusCode, key.body).toBe(201);

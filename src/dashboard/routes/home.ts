@@ -23,7 +23,7 @@ export const HomeSummary = Type.Object(
         agent_created: Type.Boolean({ description: 'The workspace has an AI Agent.' }),
         source_synced: Type.Boolean({ description: 'One of its agents has a source that synced at least once.' }),
         agent_published: Type.Boolean({ description: 'One of its agents is active (published).' }),
-        website_traffic: Type.Boolean({ description: 'A visitor has started a conversation in the widget (channel `widget`).' }),
+        website_traffic: Type.Boolean({ description: 'A visitor has chatted in the widget on a website (the hosted page /chat/{id} does not count).' }),
         api_key: Nullable(Type.Boolean({ description: 'An API key that is not revoked exists; null for members, who cannot manage keys.' })),
       },
       { description: 'Each step of getting started, done or not.' },
@@ -71,10 +71,10 @@ export function homeRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.get('/home', { schema: { response: { 200: HomeSummary } } }, async (request): Promise<HomeSummaryView> => {
       const ctx = dashboardContext(request);
       const admin = roleAtLeast(request.session!.role, 'admin');
-      const [agents, published, widget, keys, week] = await Promise.all([
+      const [agents, published, fromWebsite, keys, week] = await Promise.all([
         chatbots.list(ctx, { limit: AGENTS_LOOKED_AT }),
         chatbots.list(ctx, { limit: 1, status: 'active' }),
-        conversations.list(ctx, { limit: 1, channel: 'widget' }),
+        conversations.hasWebsiteTraffic(ctx),
         admin ? apiKeys.list(ctx) : Promise.resolve(null),
         lastWeek(services, ctx),
       ]);
@@ -86,7 +86,7 @@ export function homeRoutes(services: Services): FastifyPluginAsyncTypebox {
           agent_created: newest !== undefined,
           source_synced: await anySourceSynced(services, ctx, agents.data.map((agent) => agent.id)),
           agent_published: published.data.length > 0,
-          website_traffic: widget.data.length > 0,
+          website_traffic: fromWebsite,
           api_key: keys === null ? null : keys.some((key) => key.revoked_at === null),
         },
         last_7_days: week,

@@ -26,6 +26,7 @@ const COLUMNS = [
   'created_at',
   'updated_at',
   'handoff_requested_at',
+  'origin',
 ] as const;
 
 /** What an inbox row adds to a conversation: the lead's contact details and the newest message. */
@@ -109,6 +110,12 @@ const findById = precompiled((db, workspaceId: string, id: string) =>
 
 /** SQL for conversations; every query carries the workspace id. */
 export const conversationRepository = {
+  /** Whether any conversation of the workspace started in the widget on a website (not the hosted page). */
+  async anyFromWebsite(db: Db, workspaceId: string): Promise<boolean> {
+    const row = await db.selectFrom('conversations').select('id').where('workspace_id', '=', workspaceId).where('origin', 'is not', null).limit(1).executeTakeFirst();
+    return row !== undefined;
+  },
+
   /** Stores a new conversation. */
   async insert(db: Db, row: ConversationRow): Promise<void> {
     await db.insertInto('conversations').values(row).execute();

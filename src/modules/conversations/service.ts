@@ -25,6 +25,8 @@ export interface StartConversationInput {
   metadata?: Record<string, string>;
   /** The visitor's id when the caller made it already (the widget audits the start with it as actor). */
   visitorId?: string;
+  /** The website the widget ran on (normalized origin), when it was not the service's own hosted page. */
+  origin?: string | null;
 }
 
 /** How many conversations the export reads (with their messages) per query. */
@@ -160,6 +162,11 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
     },
 
     /** Starts a conversation with an agent of the actor's workspace. */
+    /** Whether a visitor has chatted in the widget on a website of the workspace (not the hosted page). */
+    async hasWebsiteTraffic(ctx: OperationContext): Promise<boolean> {
+      return conversationRepository.anyFromWebsite(db, ctx.actor.workspaceId);
+    },
+
     async start(ctx: OperationContext, input: StartConversationInput): Promise<ConversationView> {
       return inTransaction(db, ctx, async (trx) => {
         const bot = isId('chatbot', input.chatbotId) ? await chatbotRepository.find(trx, ctx.actor.workspaceId, input.chatbotId) : undefined;
@@ -183,6 +190,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
           created_at: at,
           updated_at: at,
           handoff_requested_at: null,
+          origin: input.origin ?? null,
         };
         await conversationRepository.insert(trx, row);
         await statsRepository.bump(trx, row.workspace_id, dayOf(at), bot.id, { conversations_open: 1 });

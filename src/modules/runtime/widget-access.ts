@@ -48,6 +48,14 @@ function bearer(request: FastifyRequest): string | null {
   return /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] ?? null;
 }
 
+/** The website each admitted cross-origin widget request came from (set by the access hook's CORS step). */
+const websites = new WeakMap<FastifyRequest, string>();
+
+/** The website (normalized origin) the widget runs on; null on the service's own hosted page, or without an Origin. */
+export function websiteOf(request: FastifyRequest): string | null {
+  return websites.get(request) ?? null;
+}
+
 /** The request facts recorded with a visitor's writes. */
 export function widgetRequestContext(request: FastifyRequest): RequestContext {
   const userAgent = request.headers['user-agent'];
@@ -105,6 +113,8 @@ export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetSer
     if (allowed !== null && !isAllowed(allowed, origin)) {
       throw new AppError('origin_not_allowed', `This AI Agent does not accept requests from ${origin.slice(0, 200)}; add it to the agent's allowed_origins.`);
     }
+    const website = normalizeOrigin(origin);
+    if (website !== null) websites.set(request, website);
   }
 
   return async function widgetAccess(request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -8,7 +8,7 @@ import { ListMessagesQuery, Message, MessageList } from '../messages/schema.js';
 import type { MessageView } from '../messages/schema.js';
 import type { ReplyStream, ReplyWorker } from './reply-worker.js';
 import { ChatbotParams, ConversationMessageParams, ConversationParams, FeedbackBody, HandoffBody, HandoffResult, MessageEventStream, MessageExchange, StartConversationBody, StartedConversation, VISITOR_MESSAGE_BODY_LIMIT_BYTES, VisitorLeadBody, VisitorMessageBody, WidgetConfig } from './schema.js';
-import { widgetRequestContext } from './widget-access.js';
+import { websiteOf, widgetRequestContext } from './widget-access.js';
 import { widgetOperation } from './widget-operation.js';
 import { ConversationEventStream, streamConversation } from './widget-stream.js';
 import type { VisitorSession, WidgetService } from './widget-service.js';
@@ -94,7 +94,7 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, live: L
         },
       },
       async (request, reply) => {
-        const started = await widget.start(widgetRequestContext(request), request.params.chatbot_id, request.body);
+        const started = await widget.start(widgetRequestContext(request), request.params.chatbot_id, request.body, websiteOf(request));
         return reply.code(201).send(started);
       },
     );

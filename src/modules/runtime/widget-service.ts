@@ -74,8 +74,11 @@ export function createWidgetService(deps: {
       };
     },
 
-    /** Starts a widget conversation with an active agent and issues the visitor's token (stored as a hash). */
-    async start(request: RequestContext, chatbotId: string, input: StartConversationBodyInput): Promise<StartedConversationView> {
+    /**
+     * Starts a widget conversation with an active agent and issues the visitor's token (stored as a hash);
+     * `website` is the site the widget runs on (null: the hosted page).
+     */
+    async start(request: RequestContext, chatbotId: string, input: StartConversationBodyInput, website: string | null = null): Promise<StartedConversationView> {
       const bot = isId('chatbot', chatbotId) ? await runtimeRepository.findChatbotById(db, chatbotId) : undefined;
       if (!bot) throw new AppError('not_found', `No AI Agent with id "${chatbotId.slice(0, 80)}" exists.`);
       if (bot.status !== 'active') throw new AppError('chatbot_not_active', 'This AI Agent is not taking conversations right now.');
@@ -86,7 +89,7 @@ export function createWidgetService(deps: {
       const conversation = await inTransaction(db, ctx, async (trx) => {
         const started = await conversations.start(
           { ...ctx, trx },
-          { chatbotId: bot.id, channel: 'widget', visitorId: visitor.id, visitor: { name: visitor.name, email: input.visitor?.email ?? null } },
+          { chatbotId: bot.id, channel: 'widget', visitorId: visitor.id, visitor: { name: visitor.name, email: input.visitor?.email ?? null }, origin: website },
         );
         await visitorTokenRepository.insert(trx, { token_hash: visitorTokenHash(token), workspace_id: bot.workspace_id, conversation_id: started.id, created_at: now.toISOString() });
         return started;
