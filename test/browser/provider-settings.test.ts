@@ -114,6 +114,32 @@ describe.runIf(chromiumAvailable())('dashboard: model provider settings', () => 
     await context.close();
   });
 
+  it('an agent picks its model from the provider\'s list on its Behaviour tab, which says which provider answers', { timeout: 60_000 }, async () => {
+    const listing = await startOpenAiServer({ kind: 'answer', chunks: ['From the listed model.'] }, { models: ['gpt-small', 'gpt-large'] });
+    try {
+      const saved = await owner.request('PUT', '/app/api/provider/settings', { provider: 'openai', base_url: listing.baseUrl, model: 'gpt-small', api_key: KEY });
+      expect(saved.statusCode, saved.body).toBe(200);
+      const created = await owner.request('POST', '/app/api/chatbots', { name: 'Model picker', instructions: 'Help.' });
+      expect(created.statusCode, created.body).toBe(201);
+      const bot = created.json() as { id: string };
+      const { context, page, problems } = await open(owner);
+      await page.goto(`${base}/agents/${bot.id}#behaviour`);
+      await expect.poll(() => page.getByTestId('active-provider').textContent()).toBe('Answers with: OpenAI-compatible · gpt-small');
+      const model = page.getByRole('combobox', { name: 'Model' });
+      await expect.poll(() => model.locator('option').allTextContents()).toEqual(['Service default (gpt-small)', 'gpt-large', 'gpt-small']);
+      await model.selectOption('gpt-large');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+      expect((await owner.request('GET', `/app/api/chatbots/${bot.id}`)).json().model).toBe('gpt-large');
+      await shot(page, '7-agent-model');
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await owner.request('PUT', '/app/api/provider/settings', { provider: 'openai', base_url: server.baseUrl, model: 'gpt-test' });
+      await listing.close();
+    }
+  });
+
   it('another member sees which provider answers, and that only the instance owner can change it', { timeout: 60_000 }, async () => {
     const { context, page, problems } = await open(member);
     await page.goto(`${base}/settings/provider`);

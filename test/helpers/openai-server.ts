@@ -101,7 +101,7 @@ function answer(request: RecordedRequest, response: http.ServerResponse, chunks:
 /** Starts the server on a free port of 127.0.0.1; it answers every request with `behaviour` until told otherwise. */
 export async function startOpenAiServer(
   behaviour: Behaviour = { kind: 'answer', chunks: ['Hello', ' there', '!'] },
-  options: { embed?: EmbedFunction } = {},
+  options: { embed?: EmbedFunction; /** Model ids listed at GET /v1/models (without: 404, as some servers answer). */ models?: string[] } = {},
 ): Promise<OpenAiTestServer> {
   let current = behaviour;
   let embeddingStatus: number | null = null;
@@ -117,6 +117,11 @@ export async function startOpenAiServer(
       if (recorded.path === '/v1/embeddings' && recorded.method === 'POST') {
         if (embeddingStatus === null) embeddings(recorded, response, embed);
         else response.writeHead(embeddingStatus, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'embeddings unavailable', type: 'server_error', code: null } }));
+        return;
+      }
+      if (recorded.path === '/v1/models' && recorded.method === 'GET' && options.models) {
+        const data = options.models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'test' }));
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));
         return;
       }
       if (recorded.path !== '/v1/chat/completions' || recorded.method !== 'POST') {
