@@ -1,4 +1,6 @@
 import type { Generated, Kysely, Transaction } from 'kysely';
+import type { UsersTable, MembershipsTable, SessionsTable, MailJobsTable, PasswordResetsTable, InvitationsTable } from './account-tables.js';
+import type { WebhookEndpointsTable, WebhookDeliveriesTable, WebhookAttemptsTable } from './webhook-tables.js';
 import type { SourcesTable, SourceFilesTable, SourceDocumentsTable, KnowledgeChunksTable, KnowledgeVectorIndexesTable, KnowledgeVectorCellsTable, KnowledgeVectorsTable, KnowledgeTermsTable, KnowledgeTermVariantsTable } from './knowledge-tables.js';
 
 /**
@@ -211,87 +213,6 @@ export interface UnansweredQuestionsTable {
   created_at: string;
 }
 
-/** A person who signs in to the dashboard. */
-export interface UsersTable {
-  id: string;
-  /** Lowercased; unique. */
-  email: string;
-  /** argon2id PHC string. */
-  password_hash: string;
-  created_at: string;
-}
-
-/** A user's role in a workspace. */
-export interface MembershipsTable {
-  user_id: string;
-  workspace_id: string;
-  role: 'owner' | 'admin' | 'member';
-  created_at: string;
-  /** 0/1: email this member about new leads (migration 0020; on by default). */
-  notify_new_lead: Generated<number>;
-  /** 0/1: email this member when a visitor asks for a person. */
-  notify_handoff: Generated<number>;
-}
-
-/** A signed-in browser. The id is the SHA-256 (hex) of the cookie token; the token itself is never stored. */
-export interface SessionsTable {
-  id: string;
-  user_id: string;
-  /** The workspace the session currently works in (switchable among the user's memberships). */
-  workspace_id: string;
-  csrf_token: string;
-  created_at: string;
-  expires_at: string;
-  last_seen_at: string;
-}
-
-/** A one-time link that makes its holder a member of a workspace. */
-/** An email queued with what it tells of, sent by the job runner (lease and retries like webhook deliveries). */
-export interface MailJobsTable {
-  id: string;
-  workspace_id: string;
-  /** One email per fact and recipient (`lead:<id>:<user>`, `handoff:<conversation>:<at>:<user>`, `invitation:<id>`). */
-  dedupe_key: string;
-  recipient: string;
-  subject: string;
-  text_body: string;
-  html_body: string;
-  state: 'pending' | 'running' | 'sent' | 'failed';
-  attempts: Generated<number>;
-  run_after: string;
-  locked_until: string | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** A password reset link sent by email: single use, short-lived, stored as the token's hash. */
-export interface PasswordResetsTable {
-  /** SHA-256 (hex) of the link's token. */
-  token_hash: string;
-  user_id: string;
-  created_at: string;
-  expires_at: string;
-  used_at: string | null;
-}
-
-export interface InvitationsTable {
-  id: string;
-  /** SHA-256 (hex) of the link's token. */
-  token_hash: string;
-  workspace_id: string;
-  role: 'owner' | 'admin' | 'member';
-  email: string | null;
-  created_by: string;
-  created_at: string;
-  expires_at: string;
-  accepted_at: string | null;
-  accepted_by: string | null;
-  revoked_at: string | null;
-  /** `user:<id>` of the member who revoked it. */
-  revoked_by: string | null;
-}
-
 /** A durable request for the agent's answer to one visitor message (see src/modules/runtime). */
 export interface ReplyJobsTable {
   id: string;
@@ -317,66 +238,6 @@ export interface ReplyJobsTable {
   updated_at: string;
 }
 
-/** A workspace's webhook receiver (migration 0019). */
-export interface WebhookEndpointsTable {
-  id: string;
-  workspace_id: string;
-  url: string;
-  description: string | null;
-  /** JSON array of event types, or ["*"]. */
-  events: string;
-  /** 0/1. */
-  enabled: number;
-  /** Why the service disabled it ('gone': the receiver answered 410; 'failing': failing for days); null when a person did, or enabled. */
-  disabled_reason: string | null;
-  /** `whsec_…`: signs every delivery, so it is kept (never returned after creation or rotation). */
-  secret: string;
-  /** The secret before the last rotation, still signing beside the new one until `previous_secret_expires_at`. */
-  previous_secret: string | null;
-  previous_secret_expires_at: string | null;
-  /** First failed delivery since the last success (null: not failing). */
-  failing_since: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One event for one endpoint; its id is the `webhook-id`, and the row is the claimable job. */
-export interface WebhookDeliveriesTable {
-  id: string;
-  workspace_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  /** The exact JSON body sent, fixed when queued (every retry sends the same bytes). */
-  payload: string;
-  state: 'pending' | 'running' | 'succeeded' | 'failed';
-  attempts: Generated<number>;
-  /** The next attempt is not made before this instant. */
-  run_after: string;
-  /** While running: the lease; lapsed (its runner died), the delivery is claimed again. */
-  locked_until: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One try of a delivery, for the delivery log. */
-export interface WebhookAttemptsTable {
-  id: string;
-  workspace_id: string;
-  delivery_id: string;
-  attempted_at: string;
-  /** The receiver's status; null when none came (timeout, refused, connection error). */
-  status_code: number | null;
-  latency_ms: number;
-  /** The first KB of the response body. */
-  response_excerpt: string | null;
-  error: string | null;
-  /** When the next attempt is due (null: none). */
-  next_retry_at: string | null;
-}
-
 /** A visitor's bearer token for one conversation; only its SHA-256 (hex) is stored. */
 export interface VisitorTokensTable {
   token_hash: string;
@@ -385,7 +246,6 @@ export interface VisitorTokensTable {
   created_at: string;
 }
 
-/** Every table of the service. */
 /** The model provider chosen in the dashboard: one row (id `instance`) for the whole instance. */
 export interface ProviderSettingsTable {
   id: string;
@@ -399,6 +259,7 @@ export interface ProviderSettingsTable {
   updated_by: string | null;
 }
 
+/** Every table of the service. */
 export interface Database {
   workspaces: WorkspacesTable;
   api_keys: ApiKeysTable;
@@ -435,6 +296,8 @@ export interface Database {
   provider_settings: ProviderSettingsTable;
 }
 
+export type { UsersTable, MembershipsTable, SessionsTable, MailJobsTable, PasswordResetsTable, InvitationsTable } from './account-tables.js';
+export type { WebhookEndpointsTable, WebhookDeliveriesTable, WebhookAttemptsTable } from './webhook-tables.js';
 export type { SourcesTable, SourceFilesTable, SourceDocumentsTable, KnowledgeChunksTable, KnowledgeVectorIndexesTable, KnowledgeVectorCellsTable, KnowledgeVectorsTable, KnowledgeTermsTable, KnowledgeTermVariantsTable } from './knowledge-tables.js';
 
 /** A connection or an open transaction: repositories accept either. */
