@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +10,8 @@ import { backend, insertOrphanKeyCheckedAtCommit, openScratchSqlite } from '../h
 
 // The embedded database's own driver (src/db/sqlite.ts): a writer for transactions and writes, a
 // query-only reader for the rest, and data_version, which tells the read cache of other processes' commits.
+const run = promisify(execFile);
+
 // These are properties of the SQLite driver, so they run on a SQLite file whatever the suite's backend.
 
 describe('SQLite connections: writer, reader and data_version', () => {
@@ -124,12 +128,10 @@ describe('cached rows stay correct (API keys, agents, lead pages)', () => {
       await t.app.database.db.executeQuery(CompiledQuery.raw(text.replace(/\?/g, () => `$${++n}`), values));
       return;
     }
-    const other = new SQLite(t.databaseEnv.DATABASE_URL!.replace(/^sqlite:/, ''));
-    try {
-      other.prepare(text).run(...values);
-    } finally {
-      other.close();
-    }
+    // A real other process: a synchronous write from this one would block the event loop, and with it an
+    // app transaction open at that moment (a background job's), until SQLite's busy timeout ran out.
+    const script = "const [file, text, values] = process.argv.slice(1); const db = new (require('better-sqlite3'))(file); db.prepare(text).run(...JSON.parse(values)); db.close();";
+    await run(process.execPath, ['-e', script, t.databaseEnv.DATABASE_URL!.replace(/^sqlite:/, ''), text, JSON.stringify(values)]);
   }
 
   it('a key revoked by another process (the CLI, another connection) is refused on the next request', async () => {
