@@ -4,6 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationRow } from '../../src/modules/conversations/repository.js';
 import type { MessageRow } from '../../src/modules/messages/repository.js';
+import { loadConfig } from '../../src/config.js';
 import { systemContext } from '../../src/lib/actor.js';
 import { newId } from '../../src/lib/ids.js';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
@@ -85,7 +86,8 @@ const memory = () => {
 };
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock, replyWorker: false });
+  // The seeded conversations are months old: idle close (its sweep runs every minute) would close them mid-test.
+  t = await createTestApp({ runtime: { ...loadConfig({}).runtime, idleCloseMinutes: 0 } }, { clock, replyWorker: false });
   big = await t.tenant();
   small = await t.tenant();
   bigBot = (await makeChatbot(big)).id;
