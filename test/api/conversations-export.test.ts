@@ -145,7 +145,7 @@ describe('10,000 conversations', () => {
     const rows = body.split('\r\n');
     expect(rows.pop()).toBe('');
     expect(rows[0]).toBe(
-      'conversation_id,chatbot_id,status,mode,channel,visitor_id,visitor_name,visitor_email,lead_id,conversation_created_at,handoff_requested_at,message_id,message_role,message_author_type,message_content,message_created_at',
+      'conversation_id,chatbot_id,status,mode,channel,origin,visitor_id,visitor_name,visitor_email,lead_id,conversation_created_at,handoff_requested_at,message_id,message_role,message_author_type,message_content,message_created_at',
     );
     expect(rows).toHaveLength(1 + COUNT * 2 + 1); // the LATE MARKER of the test above included
     expect(new Set(rows.slice(1).map((row) => row.split(',')[0])).size).toBe(COUNT);
@@ -201,7 +201,7 @@ describe('filters and formats', () => {
     expect(response.body).toContain('"Refund, please: ""now"",\nthanks"');
     expect(response.body).toContain(`"'=HYPERLINK(""http://evil"")"`);
     const rows = response.body.split('\r\n').filter(Boolean);
-    expect(rows.filter((row) => row.startsWith(data.c))).toEqual([expect.stringMatching(new RegExp(`^${data.c},${data.botA},open,agent,widget,vis_\\w+,,,,2026-05-03T10:00:00.000Z,,,,,,$`))]);
+    expect(rows.filter((row) => row.startsWith(data.c))).toEqual([expect.stringMatching(new RegExp(`^${data.c},${data.botA},open,agent,widget,,vis_\\w+,,,,2026-05-03T10:00:00.000Z,,,,,,$`))]);
   });
 
   it('refuses a bad filter or format with 400 problem details, and needs conversations:read', async () => {

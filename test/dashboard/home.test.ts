@@ -66,6 +66,9 @@ describe('dashboard home', () => {
       payload: JSON.stringify({ visitor: { name: 'Ada' } }),
     });
     expect(started.statusCode, started.body).toBe(201);
+    // The conversation says which website it started on; the hosted page's and the Origin-less ones say none.
+    const listed = await owner.request('GET', `/app/api/conversations?chatbot_id=${bot.id}`);
+    expect(listed.json().data.map((c: { origin: string | null }) => c.origin)).toEqual([SITE, null, null]);
     state = await home();
     expect(state.steps).toMatchObject({ website_traffic: true, api_key: false });
     expect(state.last_7_days).toMatchObject({ conversations: 3 });

@@ -18,12 +18,12 @@ export interface ExportFile {
 }
 
 const CSV_COLUMNS = [
-  'conversation_id', 'chatbot_id', 'status', 'mode', 'channel', 'visitor_id', 'visitor_name', 'visitor_email', 'lead_id',
+  'conversation_id', 'chatbot_id', 'status', 'mode', 'channel', 'origin', 'visitor_id', 'visitor_name', 'visitor_email', 'lead_id',
   'conversation_created_at', 'handoff_requested_at', 'message_id', 'message_role', 'message_author_type', 'message_content', 'message_created_at',
 ];
 
 function csvLines(c: ExportedConversation): string {
-  const columns = [c.id, c.chatbot_id, c.status, c.mode, c.channel, c.visitor.id, c.visitor.name, c.visitor.email, c.lead_id, c.created_at, c.handoff_requested_at];
+  const columns = [c.id, c.chatbot_id, c.status, c.mode, c.channel, c.origin, c.visitor.id, c.visitor.name, c.visitor.email, c.lead_id, c.created_at, c.handoff_requested_at];
   // A conversation without messages still gets its row, so the export lists every conversation.
   if (c.messages.length === 0) return `${csvRow([...columns, null, null, null, null, null])}\r\n`;
   return c.messages.map((m) => `${csvRow([...columns, m.id, m.role, m.author_type, m.content, m.created_at])}\r\n`).join('');

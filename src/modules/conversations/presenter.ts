@@ -18,6 +18,7 @@ export function presentConversation(row: ConversationRow & Partial<ConversationS
     status: row.status as ConversationView['status'],
     mode: row.mode as ConversationView['mode'],
     channel: row.channel as ConversationView['channel'],
+    origin: row.origin,
     visitor: { id: row.visitor_id, name: summary.lead_name ?? row.visitor_name, email: summary.lead_email ?? row.visitor_email },
     lead_id: row.lead_id,
     message_count: Number(row.message_count),

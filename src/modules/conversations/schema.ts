@@ -26,6 +26,9 @@ export const Conversation = Type.Object(
       description: '`agent`: the AI Agent answers; `human`: an operator took over and the agent stays silent.',
     }),
     channel: Type.Enum(CONVERSATION_CHANNELS),
+    origin: Type.Union([Type.String(), Type.Null()], {
+      description: 'The website the widget ran on when the conversation started (`https://www.example.com`); null on the hosted chat page, through the API, or when the browser sent no Origin.',
+    }),
     visitor: Type.Object(
       {
         id: IdOf('visitor'),
