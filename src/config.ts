@@ -1,6 +1,12 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseSecretKey } from './modules/provider-settings/crypto.js';
+import { LLM_PROVIDER_VARIABLES, llmConfig, mailConfig, sourcesConfig, webhooksConfig, type LlmConfig, type MailConfig, type SourcesConfig, type WebhooksConfig } from './config/integrations.js';
+import { ConfigError, integer } from './config/values.js';
+
+// The pieces live in src/config/ (variable readers, integrations); importers keep reading them from here.
+export { DEFAULT_MODELS, LLM_PROVIDERS, type EmbeddingsConfig, type LlmConfig, type LlmProvider, type MailConfig, type SourcesConfig, type WebhooksConfig } from './config/integrations.js';
+export { ConfigError } from './config/values.js';
 
 /** Where the service keeps its data: an embedded SQLite file, or (later) PostgreSQL. */
 export type DatabaseConfig =
@@ -87,83 +93,6 @@ export interface Config {
   secretKey: Buffer | null;
 }
 
-/** The SMTP server mail goes through. The URL may hold the password: it is never logged. */
-export interface MailConfig {
-  /** SMTP_URL: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://…:465 (TLS from the start). */
-  url: string;
-  /** MAIL_FROM: the sender, `address` or `Name <address>`. */
-  from: string;
-}
-
-/** Webhook deliveries: how long a receiver has, when failures are retried, how many go out at once. */
-export interface WebhooksConfig {
-  /** Longest one delivery may take, connection to last byte (WEBHOOK_TIMEOUT_MS). */
-  timeoutMs: number;
-  /** Seconds between a failed attempt and the next, one entry per retry (WEBHOOK_RETRY_SCHEDULE); jitter is added. */
-  retryScheduleSeconds: number[];
-  /** Deliveries one process sends at once, beside replies and ingestion (WEBHOOK_CONCURRENCY). */
-  concurrency: number;
-  /** Receivers on private, loopback and link-local addresses are allowed (OUTBOUND_ALLOW_PRIVATE_HOSTS, shared with sources). */
-  allowPrivateHosts: boolean;
-}
-
-/** Knowledge sources (issue 30): what an upload or a crawl may take, and how pages are fetched. */
-export interface SourcesConfig {
-  /** Largest uploaded file (SOURCE_MAX_FILE_MB), in bytes: larger uploads get 413. */
-  maxFileBytes: number;
-  /** Most pages one website source crawls (SOURCE_MAX_PAGES); also the cap on `crawl.max_pages`. */
-  maxPages: number;
-  /** Crawl limits when a website source names none. */
-  crawlDefaults: { maxPages: number; maxDepth: number };
-  /** Outbound fetches may reach private, loopback and link-local addresses (tests, intranets) when true. */
-  allowPrivateHosts: boolean;
-  /** Longest one page fetch may take, first byte to last (SOURCE_FETCH_TIMEOUT_MS). */
-  fetchTimeoutMs: number;
-  /** Largest page or linked file fetched (SOURCE_MAX_RESPONSE_MB), in bytes. */
-  maxResponseBytes: number;
-  /** Redirects followed per fetch, each checked like the first address (SOURCE_MAX_REDIRECTS). */
-  maxRedirects: number;
-  /** Ingestion jobs one process runs at once beside reply jobs (INGEST_CONCURRENCY). */
-  ingestConcurrency: number;
-  /** Chunk embeddings for hybrid retrieval (EMBEDDINGS_PROVIDER=openai); null: full text alone (the default). */
-  embeddings: EmbeddingsConfig | null;
-}
-
-/** An OpenAI-compatible `/embeddings` endpoint that chunks and questions are embedded through. */
-export interface EmbeddingsConfig {
-  /** EMBEDDINGS_BASE_URL, by default OPENAI_BASE_URL (ends in /v1). */
-  baseUrl: string;
-  /** EMBEDDINGS_MODEL (text-embedding-3-small by default). */
-  model: string;
-  /** EMBEDDINGS_API_KEY, by default OPENAI_API_KEY. */
-  apiKey: string | null;
-}
-
-/** The model providers an agent can answer through. */
-export const LLM_PROVIDERS = ['builtin', 'openai', 'anthropic'] as const;
-export type LlmProvider = (typeof LLM_PROVIDERS)[number];
-
-/** The model provider configuration. API keys live here only; they are never logged. */
-export interface LlmConfig {
-  provider: LlmProvider;
-  /** Model used when the agent names none (`builtin` for the built-in provider). */
-  model: string;
-  /** Any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio …). */
-  openai: { baseUrl: string; apiKey: string | null };
-  /** Anthropic's Messages API; baseUrl null uses Anthropic's own. */
-  anthropic: { baseUrl: string | null; apiKey: string | null };
-  /** Longest a whole reply may take (first byte to last) before the visitor gets the fallback answer. */
-  timeoutMs: number;
-  /** Retries of a failed provider call (5xx, 429, connection errors), within the same timeout. */
-  maxRetries: number;
-  /** Longest answer asked of the model, in tokens. */
-  maxOutputTokens: number;
-  /** How many of the latest transcript messages go into a prompt. */
-  historyMessages: number;
-  /** How many knowledge entries go into a prompt (the best matches when the agent has more). */
-  knowledgeEntries: number;
-}
-
 /** TRUST_PROXY: false, the number of proxies in front of the service, or their addresses/CIDRs. */
 export type TrustProxy = false | number | string[];
 
@@ -177,22 +106,7 @@ function signupPolicy(env: NodeJS.ProcessEnv): SignupPolicy {
   return value;
 }
 
-/** Raised for a configuration value that cannot be used; the message names the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 // proxy-addr's names for address ranges, accepted in a TRUST_PROXY list.
 const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -287,52 +201,6 @@ function redisConfig(env: NodeJS.ProcessEnv): Config['redis'] {
   return { url, onFailure };
 }
 
-/** The model used when neither the agent nor LLM_MODEL (or the saved settings) name one. */
-export const DEFAULT_MODELS: Record<LlmProvider, string> = { builtin: 'builtin', openai: 'gpt-4o-mini', anthropic: 'claude-haiku-4-5' };
-
-function httpUrl(env: NodeJS.ProcessEnv, name: string): string | null {
-  const raw = env[name]?.trim();
-  if (!raw) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
-}
-
-// The variables that choose a provider (not the tuning ones such as LLM_TIMEOUT_MS, which apply to any provider).
-const LLM_PROVIDER_VARIABLES = ['LLM_PROVIDER', 'LLM_MODEL', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'];
-
-function llmConfig(env: NodeJS.ProcessEnv): LlmConfig {
-  const provider = (env.LLM_PROVIDER?.trim().toLowerCase() || 'builtin') as LlmProvider;
-  if (!LLM_PROVIDERS.includes(provider)) {
-    throw new ConfigError(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(', ')}, got "${env.LLM_PROVIDER}"`);
-  }
-  const openai = { baseUrl: httpUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1', apiKey: env.OPENAI_API_KEY?.trim() || null };
-  const anthropic = { baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL'), apiKey: env.ANTHROPIC_API_KEY?.trim() || null };
-  // OpenAI itself needs a key; a local OpenAI-compatible server (Ollama, llama.cpp …) usually does not.
-  if (provider === 'openai' && openai.apiKey === null && new URL(openai.baseUrl).hostname === 'api.openai.com') {
-    throw new ConfigError('OPENAI_API_KEY is required with LLM_PROVIDER=openai and the default OPENAI_BASE_URL (https://api.openai.com/v1)');
-  }
-  if (provider === 'anthropic' && anthropic.apiKey === null) {
-    throw new ConfigError('ANTHROPIC_API_KEY is required with LLM_PROVIDER=anthropic');
-  }
-  return {
-    provider,
-    model: env.LLM_MODEL?.trim() || DEFAULT_MODELS[provider],
-    openai,
-    anthropic,
-    timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 30_000, 100, 600_000),
-    maxRetries: integer(env, 'LLM_MAX_RETRIES', 1, 0, 5),
-    maxOutputTokens: integer(env, 'LLM_MAX_OUTPUT_TOKENS', 1024, 16, 32_768),
-    historyMessages: integer(env, 'LLM_HISTORY_MESSAGES', 20, 1, 200),
-    knowledgeEntries: integer(env, 'LLM_KNOWLEDGE_ENTRIES', 5, 0, 50),
-  };
-}
-
 /** Shortest AUDIT_SIGNING_KEY accepted: 32 characters (`openssl rand -hex 32` gives 64). */
 export const AUDIT_SIGNING_KEY_MIN_LENGTH = 32;
 
@@ -343,80 +211,6 @@ function auditSigningKey(env: NodeJS.ProcessEnv): string | null {
     throw new ConfigError(`AUDIT_SIGNING_KEY must be at least ${AUDIT_SIGNING_KEY_MIN_LENGTH} characters (e.g. the output of \`openssl rand -hex 32\`), got ${key.length}`);
   }
   return key;
-}
-
-function booleanFlag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = env[name]?.trim().toLowerCase() ?? '';
-  if (raw === '' || ['false', '0', 'no', 'off'].includes(raw)) return false;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
-}
-
-function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
-  const maxPages = integer(env, 'SOURCE_MAX_PAGES', 500, 1, 100_000);
-  return {
-    maxFileBytes: integer(env, 'SOURCE_MAX_FILE_MB', 20, 1, 1024) * 1024 * 1024,
-    maxPages,
-    crawlDefaults: { maxPages: Math.min(50, maxPages), maxDepth: 3 },
-    allowPrivateHosts: booleanFlag(env, 'OUTBOUND_ALLOW_PRIVATE_HOSTS'),
-    fetchTimeoutMs: integer(env, 'SOURCE_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
-    maxResponseBytes: integer(env, 'SOURCE_MAX_RESPONSE_MB', 10, 1, 1024) * 1024 * 1024,
-    maxRedirects: integer(env, 'SOURCE_MAX_REDIRECTS', 5, 0, 20),
-    ingestConcurrency: integer(env, 'INGEST_CONCURRENCY', 1, 1, 16),
-    embeddings: embeddingsConfig(env),
-  };
-}
-
-const DEFAULT_RETRY_SCHEDULE = '5,300,1800,7200,18000,36000,50400,72000,86400';
-
-function webhooksConfig(env: NodeJS.ProcessEnv): WebhooksConfig {
-  const raw = env.WEBHOOK_RETRY_SCHEDULE?.trim() || DEFAULT_RETRY_SCHEDULE;
-  const steps = raw.split(',').map((step) => step.trim());
-  // Seconds, decimals allowed (tests retry within a second); at most a week apart and 30 retries.
-  if (steps.length > 30 || steps.some((step) => !/^\d+(\.\d+)?$/.test(step) || Number(step) > 604_800)) {
-    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be up to 30 comma-separated delays in seconds (each at most 604800), e.g. ${DEFAULT_RETRY_SCHEDULE}; got "${raw}"`);
-  }
-  return {
-    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000),
-    retryScheduleSeconds: steps.map(Number),
-    concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
-    allowPrivateHosts: booleanFlag(env, 'OUTBOUND_ALLOW_PRIVATE_HOSTS'),
-  };
-}
-
-// `address` or `Name <address>`: a sender a mail server can use.
-const MAIL_FROM = /^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
-
-function mailConfig(env: NodeJS.ProcessEnv): MailConfig | null {
-  const raw = env.SMTP_URL?.trim();
-  if (!raw) return null;
-  let url: URL | null = null;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = null;
-  }
-  // The message never repeats the value: it may hold the SMTP password.
-  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '') {
-    throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtp://user:password@mail.example.com:587');
-  }
-  const from = env.MAIL_FROM?.trim() ?? '';
-  if (!MAIL_FROM.test(from)) {
-    throw new ConfigError(`MAIL_FROM must be an address or "Name <address>" when SMTP_URL is set, got "${from}"`);
-  }
-  return { url: raw, from };
-}
-
-function embeddingsConfig(env: NodeJS.ProcessEnv): EmbeddingsConfig | null {
-  const provider = env.EMBEDDINGS_PROVIDER?.trim().toLowerCase() || 'none';
-  if (provider === 'none') return null;
-  if (provider !== 'openai') throw new ConfigError(`EMBEDDINGS_PROVIDER must be none or openai, got "${env.EMBEDDINGS_PROVIDER}"`);
-  const baseUrl = httpUrl(env, 'EMBEDDINGS_BASE_URL') ?? httpUrl(env, 'OPENAI_BASE_URL') ?? 'https://api.openai.com/v1';
-  const apiKey = env.EMBEDDINGS_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || null;
-  if (apiKey === null && new URL(baseUrl).hostname === 'api.openai.com') {
-    throw new ConfigError('EMBEDDINGS_API_KEY (or OPENAI_API_KEY) is required with EMBEDDINGS_PROVIDER=openai and the default base URL (https://api.openai.com/v1)');
-  }
-  return { baseUrl, model: env.EMBEDDINGS_MODEL?.trim() || 'text-embedding-3-small', apiKey };
 }
 
 /** Reads the configuration from the environment. The only place in the code that reads `process.env`. */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { instant } from '../../http/filters.js';
 import type { AuditEventView } from '../../modules/audit/service.js';
 import type { Services } from '../../services.js';
-import { csvRow } from '../csv.js';
+import { csvRow } from '../../lib/csv.js';
 import { AuditExportQuery, AuditQuery } from '../schemas.js';
 import { dashboardContext } from '../session.js';
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { IdParams } from '../../http/schemas.js';
 import { CreateLeadBody, ListLeadsQuery, UpdateLeadBody, type LeadView } from '../../modules/leads/schema.js';
 import type { Services } from '../../services.js';
-import { csvRow } from '../csv.js';
+import { csvRow } from '../../lib/csv.js';
 import { dashboardContext } from '../session.js';
 
 const DashboardLeadsQuery = Type.Object(

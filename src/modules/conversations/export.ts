@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { csvRow } from '../../dashboard/csv.js';
+import { csvRow } from '../../lib/csv.js';
 import type { TranscriptMessage } from './repository.js';
 import type { ConversationView } from './schema.js';
 
