@@ -25,7 +25,12 @@ export interface OutboundPolicy {
   followRedirects?: boolean;
   /** true: a body past `maxResponseBytes` is cut there instead of failing the fetch (webhooks keep an excerpt). */
   truncateBody?: boolean;
+  /** The resolver (node:dns `lookup` by default); tests give one that answers for names that exist nowhere. */
+  lookup?: Resolver;
 }
+
+/** A name resolver with the shape of node:dns `lookup` called with `{ all: true }`. */
+export type Resolver = (hostname: string, options: { all: true; verbatim: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
 /** A request other than a bare GET: the method and its body (sent with its content type in the headers). */
 export interface OutboundRequest {
@@ -86,11 +91,11 @@ function parseTarget(raw: string): URL {
   return url;
 }
 
-function resolve(hostname: string, deadline: Deadline): Promise<LookupAddress[]> {
+function resolve(hostname: string, deadline: Deadline, lookup: Resolver = dnsLookup): Promise<LookupAddress[]> {
   return new Promise((done, fail) => {
     const onAbort = () => fail(deadline.error());
     deadline.signal.addEventListener('abort', onAbort, { once: true });
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+    lookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
       deadline.signal.removeEventListener('abort', onAbort);
       if (error) fail(new OutboundError(`${hostname} could not be resolved (${error.code ?? error.message})`));
       else done(addresses);
@@ -106,7 +111,7 @@ async function checkedAddresses(url: URL, policy: OutboundPolicy, deadline: Dead
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const exempt = (policy.allowedHosts ?? []).some((entry) => entry.toLowerCase() === url.host || entry.toLowerCase() === url.hostname);
   const literalFamily = isIP(hostname);
-  const addresses = literalFamily ? [{ address: hostname, family: literalFamily }] : await resolve(hostname, deadline);
+  const addresses = literalFamily ? [{ address: hostname, family: literalFamily }] : await resolve(hostname, deadline, policy.lookup);
   if (policy.allowPrivateHosts || exempt) return addresses;
   for (const { address } of addresses) {
     const kind = nonPublicKind(address);

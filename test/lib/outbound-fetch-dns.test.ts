@@ -1,25 +1,21 @@
-import type { LookupAddress } from 'node:dns';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OutboundError, safeFetch, type OutboundPolicy } from '../../src/lib/outbound-fetch.js';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OutboundError, safeFetch, type OutboundPolicy, type Resolver } from '../../src/lib/outbound-fetch.js';
 import { startSite, type TestSite } from '../helpers/site-server.js';
 
 // A resolver we control stands in for DNS (the name `site.test` exists nowhere else). Node's HTTP client
-// keeps its own internal resolver, which this does not touch: a fetch of http://site.test/ can only reach
-// the local site if safeFetch connects to the address it resolved and checked itself.
+// keeps its own resolver, which this does not replace: a fetch of http://site.test/ can only reach the local
+// site if safeFetch connects to the address it resolved and checked itself.
 const answers: LookupAddress[][] = [];
 const lookups: string[] = [];
-vi.mock('node:dns', async (importOriginal) => {
-  const original = await importOriginal<typeof import('node:dns')>();
-  const lookup = (hostname: string, options: unknown, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
-    if (hostname !== 'site.test') return (original.lookup as (...args: unknown[]) => void)(hostname, options, callback);
-    lookups.push(hostname);
-    const answer = answers.shift() ?? [];
-    setImmediate(() => callback(null, answer));
-  };
-  return { ...original, default: { ...original, lookup }, lookup };
-});
+const lookup: Resolver = (hostname, options, callback) => {
+  if (hostname !== 'site.test') return dnsLookup(hostname, options, callback);
+  lookups.push(hostname);
+  const answer = answers.shift() ?? [];
+  setImmediate(() => callback(null, answer));
+};
 
-const policy: OutboundPolicy = { allowPrivateHosts: false, timeoutMs: 1_500, maxResponseBytes: 1024 * 1024, maxRedirects: 3, userAgent: 'TestBot/1.0' };
+const policy: OutboundPolicy = { lookup, allowPrivateHosts: false, timeoutMs: 1_500, maxResponseBytes: 1024 * 1024, maxRedirects: 3, userAgent: 'TestBot/1.0' };
 let site: TestSite;
 
 beforeAll(async () => {
