@@ -1,5 +1,5 @@
-import setup from '../test/global-setup.js';
+import setup, { GENERATED_TYPES } from '../test/global-setup.js';
 
-// Generates test/generated/api-v1.d.ts (the typed client's types) from the served OpenAPI document.
+// Generates the /api/v1 types (the typed client's and the dashboard's) from the served OpenAPI document.
 await setup();
-console.error('wrote test/generated/api-v1.d.ts');
+console.error(`wrote ${GENERATED_TYPES.join(', ')}`);

@@ -103,7 +103,7 @@ describe.runIf(chromiumAvailable())('dashboard quality bars: accessibility, phon
     const visits: Visit[] = [
       { name: 'home', url: '/', title: /^Home · Harbour Bakery · /, signedIn: true },
       { name: 'agents', url: '/agents', title: /^Agents · Harbour Bakery/, signedIn: true },
-      ...sections.map(([id, label]) => ({ name: `agent-${id}`, url: `/agents/${agentId}#${id}`, title: new RegExp(`^${label} · Agent · Harbour Bakery`), signedIn: true })),
+      ...sections.map(([id, label]) => ({ name: `agent-${id}`, url: `/agents/${agentId}#${id}`, title: new RegExp(`^${label} · Bakery helper · Harbour Bakery`), signedIn: true })),
       { name: 'conversations', url: '/conversations', title: /^Conversations · Harbour Bakery/, signedIn: true },
       { name: 'conversation', url: `/conversations/${conversationId}`, title: /^Conversation · Harbour Bakery/, signedIn: true },
       { name: 'leads', url: '/leads', title: /^Leads · Harbour Bakery/, signedIn: true },
@@ -200,7 +200,7 @@ describe.runIf(chromiumAvailable())('dashboard quality bars: accessibility, phon
     expect(await sections.getByRole('link', { name: 'Behaviour' }).getAttribute('aria-current')).toBe('page');
     await sections.getByRole('link', { name: 'Widget' }).click();
     await page.waitForURL(`${base}/agents/${agentId}#widget`);
-    expect(await page.title()).toMatch(/^Widget · Agent · /);
+    expect(await page.title()).toMatch(/^Widget · Bakery helper · /);
 
     // The preview follows the form before anything is saved.
     const preview = page.getByRole('figure', { name: 'Widget preview' });

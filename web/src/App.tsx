@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { Fragment, useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
 import { api, ApiError, setCsrfToken } from './api';
 import { Account } from './pages/Account';
@@ -17,8 +18,10 @@ import { ProviderSettings } from './pages/ProviderSettings';
 import { Settings } from './pages/Settings';
 import { Webhooks } from './pages/Webhooks';
 import { disconnectLive, useUnread } from './live';
+import { useApi } from './queries';
 import { Link, navigate, useHash, usePath } from './router';
 import { SessionContext, type Session } from './session';
+import type { Agent } from './types';
 
 const PUBLIC_PATHS = ['/signin', '/signup'];
 
@@ -32,7 +35,7 @@ const SETTINGS: Record<string, [string, ReactElement]> = {
 };
 
 /** The page at a signed-in path, and the words that name it in the window title. */
-function route(path: string, hash: string): { title: string; page: ReactElement } {
+function route(path: string, hash: string): { title: string; agentId?: string; page: ReactElement } {
   const [, section = '', id, extra] = path.replace(/(.)\/$/, '$1').split('/');
   const notFound = { title: 'Page not found', page: <NotFound /> };
   if (extra !== undefined) return notFound;
@@ -40,7 +43,7 @@ function route(path: string, hash: string): { title: string; page: ReactElement 
     case '':
       return id === undefined ? { title: 'Home', page: <Home /> } : notFound;
     case 'agents':
-      return id ? { title: `${SECTIONS.find(([s]) => s === sectionOf(hash))![1]} · Agent`, page: <AgentEditor id={id} /> } : { title: 'Agents', page: <Agents /> };
+      return id ? { title: SECTIONS.find(([s]) => s === sectionOf(hash))![1], agentId: id, page: <AgentEditor id={id} /> } : { title: 'Agents', page: <Agents /> };
     case 'conversations':
       return id ? { title: 'Conversation', page: <ConversationDetail id={id} /> } : { title: 'Conversations', page: <Conversations /> };
     case 'leads':
@@ -78,7 +81,10 @@ function Shell({ session, reload }: { session: Session; reload: () => Promise<vo
   const current = route(path, useHash());
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
-  useDocumentTitle(current.title, session.workspace.name);
+  // An agent's page names the agent (read from the cache the editor fills: no second request).
+  const agent = useApi<Agent>(`/chatbots/${current.agentId ?? ''}`, { enabled: current.agentId !== undefined });
+  const agentName = current.agentId === undefined ? null : agent.data?.id === current.agentId ? agent.data.name : 'Agent';
+  useDocumentTitle([current.title, agentName].filter(Boolean).join(' · '), session.workspace.name);
   // A page chosen from the menu closes it (on a phone it covers the page).
   useEffect(() => setMenuOpen(false), [path]);
   async function switchTo(workspaceId: string) {
@@ -160,16 +166,24 @@ function Shell({ session, reload }: { session: Session; reload: () => Promise<vo
 export function App() {
   const path = usePath();
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const queryClient = useQueryClient();
+  // Whose cached answers the query cache holds: "user workspace", or null signed out.
+  const cacheOwner = useRef<string | null | undefined>(undefined);
   const reload = useCallback(async () => {
+    let value: Session | null;
     try {
-      const value = await api<Session>('GET', '/session');
+      value = await api<Session>('GET', '/session');
       setCsrfToken(value.csrf_token);
-      setSession(value);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) setSession(null);
-      else throw error;
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+      value = null;
     }
-  }, []);
+    // Another user or workspace (switching, signing out, an accepted invitation) must not see the last one's data.
+    const owner = value && `${value.user.id} ${value.workspace.id}`;
+    if (cacheOwner.current !== undefined && cacheOwner.current !== owner) queryClient.clear();
+    cacheOwner.current = owner;
+    setSession(value);
+  }, [queryClient]);
   useEffect(() => {
     void reload();
   }, [reload]);

@@ -1,4 +1,6 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useSyncExternalStore } from 'react';
+import { keyOf } from './queries';
 
 /** A workspace event as the dashboard's stream (GET /app/api/events) sends it. */
 export interface LiveEvent {
@@ -56,14 +58,18 @@ export function useLiveEvents(onEvent: Listener): void {
   }, []);
 }
 
-/** Calls `reload` once shortly after a burst of events that `concerns` (so ten messages cost one request). */
-export function useLiveReload(concerns: (event: LiveEvent) => boolean, reload: () => void): void {
+/**
+ * Refetches the cached queries under the API path `path` once, shortly after a burst of events that `concerns`
+ * (so ten messages cost one request per query on screen).
+ */
+export function useLiveInvalidate(concerns: (event: LiveEvent) => boolean, path: string): void {
+  const client = useQueryClient();
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
   useLiveEvents((event) => {
     if (!concerns(event)) return;
     window.clearTimeout(timer.current);
-    timer.current = window.setTimeout(reload, 200);
+    timer.current = window.setTimeout(() => void client.invalidateQueries({ queryKey: keyOf(path) }), 200);
   });
 }
 

@@ -1,64 +1,45 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
 import { ApiError } from './api';
+import { keyOf } from './queries';
 
-/** Loads data for a page: value, error, loading flag and a reload function. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | null; loading: boolean; reload: () => void } {
-  const [data, setData] = useState<T>();
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    setLoading(true);
-    load().then(
-      (value) => {
-        if (!live) return;
-        setData(value);
-        setError(null);
-        setLoading(false);
-      },
-      (failure: unknown) => {
-        if (!live) return;
-        setError(failure instanceof Error ? failure.message : String(failure));
-        setLoading(false);
-      },
-    );
-    return () => {
-      live = false;
-    };
-  }, [...deps, tick]);
-  return { data, error, loading, reload: () => setTick((n) => n + 1) };
+/** A failure in words; a validation problem names its fields. */
+function describe(failure: unknown): string {
+  if (failure instanceof ApiError && failure.fields.length > 0) {
+    return `${failure.message} ${failure.fields.map((f) => `${f.pointer ?? ''} ${f.message}`.trim()).join('; ')}`;
+  }
+  return failure instanceof Error ? failure.message : String(failure);
 }
 
-/** Runs an action with a busy flag and a readable error. */
-export function useAction() {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+/**
+ * Runs writes with a busy flag and a readable error. After a write succeeds, the cached queries under each of
+ * `invalidates` (API paths, e.g. '/leads') are refetched before `run` returns, so lists show the change.
+ */
+export function useAction(...invalidates: string[]) {
+  const client = useQueryClient();
+  const [localError, setError] = useState<string | null>(null);
+  const mutation = useMutation({
+    mutationFn: (action: () => Promise<unknown>) => action(),
+    onSuccess: () => Promise.all(invalidates.map((path) => client.invalidateQueries({ queryKey: keyOf(path) }))),
+  });
   async function run<T>(action: () => Promise<T>): Promise<T | undefined> {
-    setBusy(true);
     setError(null);
     try {
-      return await action();
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.fields.length > 0) {
-        setError(`${failure.message} ${failure.fields.map((f) => `${f.pointer ?? ''} ${f.message}`.trim()).join('; ')}`);
-      } else {
-        setError(failure instanceof Error ? failure.message : String(failure));
-      }
-      return undefined;
-    } finally {
-      setBusy(false);
+      return (await mutation.mutateAsync(action)) as T;
+    } catch {
+      return undefined; // shown through `error`
     }
   }
-  return { busy, error, run, setError };
+  const error = localError ?? (mutation.error ? describe(mutation.error) : null);
+  return { busy: mutation.isPending, error, run, setError };
 }
 
 /** An error line announced to screen readers. */
-export function ErrorText({ error }: { error: string | null }) {
+export function ErrorText({ error }: { error: string | Error | null | undefined }) {
   if (!error) return null;
   return (
     <p className="error" role="alert">
-      {error}
+      {typeof error === 'string' ? error : error.message}
     </p>
   );
 }

@@ -1,21 +1,21 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { useSession } from '../session';
-import { ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import { ErrorText, PageHeader, useAction } from '../ui';
 import { PASSWORD_HINT } from './Auth';
 import { SettingsNav } from './Settings';
 
+// Dashboard-only (src/dashboard/routes/notifications.ts): a member's own settings are not in the /api/v1 document.
 type Notifications = { notify_new_lead: boolean; notify_handoff: boolean; mail_enabled: boolean };
 
 /** What the member is emailed about in this workspace; says so when the instance sends no mail. */
 function EmailNotifications() {
-  const loaded = useLoad(() => api<Notifications>('GET', '/account/notifications'), []);
-  const [saved, setSaved] = useState<Notifications | null>(null);
-  const action = useAction();
-  const current = saved ?? loaded.data;
+  const loaded = useApi<Notifications>('/account/notifications');
+  const action = useAction('/account/notifications');
+  const current = loaded.data;
   async function toggle(change: Partial<Notifications>) {
-    const result = await action.run(() => api<Notifications>('PATCH', '/account/notifications', change));
-    if (result) setSaved(result);
+    await action.run(() => api<Notifications>('PATCH', '/account/notifications', change));
   }
   return (
     <section className="card stack" aria-label="Email notifications">

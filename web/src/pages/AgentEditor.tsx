@@ -3,7 +3,8 @@ import { api } from '../api';
 import { Link, useHash, useUnsavedChanges } from '../router';
 import { useSession } from '../session';
 import type { Agent } from '../types';
-import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import { Badge, ErrorText, PageHeader, useAction } from '../ui';
 import { AgentSources } from './AgentSources';
 import { PreviewChat } from './PreviewChat';
 import { BehaviourSection, KnowledgeFields } from './agent/BehaviourSection';
@@ -35,22 +36,21 @@ function SectionNav({ current, dirty }: { current: Section; dirty: boolean }) {
 export function AgentEditor({ id }: { id: string }) {
   const { session } = useSession();
   const section = sectionOf(useHash());
-  const loaded = useLoad(() => api<Agent>('GET', `/chatbots/${id}`), [id]);
-  const [agent, setAgent] = useState<Agent>();
+  const loaded = useApi<Agent>(`/chatbots/${id}`);
+  const agent = loaded.data;
   const [draft, setDraft] = useState<Draft>();
   const [saved, setSaved] = useState(false);
   const [confirming, setConfirming] = useState<(typeof TRANSITIONS)['draft'][number] | null>(null);
-  const save = useAction();
-  const status = useAction();
+  // A save refetches the agent (and the agents list), which resets the draft to what was saved.
+  const save = useAction('/chatbots');
+  const status = useAction('/chatbots');
   const dirty = !!agent && !!draft && JSON.stringify(draft) !== JSON.stringify(toDraft(agent));
   useUnsavedChanges(dirty);
 
+  // The cache hands back the same object for an unchanged agent, so only a real change resets the draft.
   useEffect(() => {
-    if (loaded.data) {
-      setAgent(loaded.data);
-      setDraft(toDraft(loaded.data));
-    }
-  }, [loaded.data]);
+    if (agent) setDraft(toDraft(agent));
+  }, [agent]);
 
   if (loaded.error) {
     return (
@@ -69,7 +69,6 @@ export function AgentEditor({ id }: { id: string }) {
   };
   const done = (updated: Agent | undefined) => {
     if (!updated) return false;
-    setAgent(updated);
     setDraft(toDraft(updated));
     return true;
   };

@@ -1,12 +1,13 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../api';
-import type { Page, Source } from '../types';
+import { useApi } from '../queries';
+import type { Source, SourceList } from '../types';
 import { ErrorText, useAction } from '../ui';
 import { AddSource } from './SourceForms';
 import { inProgress, SourceItem, sourceName } from './SourceItem';
 import { TestRetrieval } from './TestRetrieval';
 
-/** How often the list is reloaded while a source is queued or syncing. */
+/** How often the list is refetched while a source is queued or syncing. */
 const POLL_MS = 1000;
 const LIST_LIMIT = 100;
 
@@ -16,57 +17,25 @@ const LIST_LIMIT = 100;
  * what retrieval finds for a question.
  */
 export function AgentSources({ agentId, readOnly }: { agentId: string; readOnly: boolean }) {
-  const [sources, setSources] = useState<Source[]>();
-  const [more, setMore] = useState(false);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const list = useApi<SourceList>(`/chatbots/${agentId}/sources?limit=${LIST_LIMIT}`, {
+    // Polled while anything is queued or syncing, then not.
+    refetchInterval: (page) => (page?.data.some(inProgress) ? POLL_MS : false),
+  });
+  const sources = list.data?.data;
+  const loadError = list.error;
   const [deleting, setDeleting] = useState<Source | null>(null);
-  const action = useAction();
-  const live = useRef(true);
+  // Adding, re-syncing or deleting a source refetches the list (and, with it, the polling while one syncs).
+  const action = useAction(`/chatbots/${agentId}/sources`);
 
-  const refresh = useCallback(async () => {
-    try {
-      const page = await api<Page<Source>>('GET', `/chatbots/${agentId}/sources?limit=${LIST_LIMIT}`);
-      if (!live.current) return;
-      setSources(page.data);
-      setMore(page.has_more);
-      setLoadError(null);
-    } catch (failure) {
-      if (live.current) setLoadError(failure instanceof Error ? failure.message : String(failure));
-    }
-  }, [agentId]);
-
-  useEffect(() => {
-    live.current = true;
-    void refresh();
-    return () => {
-      live.current = false;
-    };
-  }, [refresh]);
-
-  // One timer per loaded list: re-armed after each reload while anything is queued or syncing, then stops.
-  const pending = sources?.some(inProgress) ?? false;
-  useEffect(() => {
-    if (!pending) return;
-    const timer = setTimeout(() => void refresh(), POLL_MS);
-    return () => clearTimeout(timer);
-  }, [pending, sources, refresh]);
-
-  function added(source: Source) {
-    setSources((list) => [source, ...(list ?? []).filter((s) => s.id !== source.id)]);
-  }
   async function sync(source: Source) {
-    const queued = await action.run(() => api<Source>('POST', `/chatbots/${agentId}/sources/${source.id}/sync`));
-    if (queued) setSources((list) => list?.map((s) => (s.id === queued.id ? queued : s)));
+    await action.run(() => api<Source>('POST', `/chatbots/${agentId}/sources/${source.id}/sync`));
   }
   async function remove(source: Source) {
     const done = await action.run(async () => {
       await api('DELETE', `/chatbots/${agentId}/sources/${source.id}`);
       return true;
     });
-    if (done) {
-      setDeleting(null);
-      setSources((list) => list?.filter((s) => s.id !== source.id));
-    }
+    if (done) setDeleting(null);
   }
 
   return (
@@ -106,8 +75,8 @@ export function AgentSources({ agentId, readOnly }: { agentId: string; readOnly:
           ))}
         </ul>
       )}
-      {more ? <p className="hint">Showing the newest {LIST_LIMIT} sources.</p> : null}
-      {readOnly ? null : <AddSource agentId={agentId} onAdded={added} />}
+      {list.data?.has_more ? <p className="hint">Showing the newest {LIST_LIMIT} sources.</p> : null}
+      {readOnly ? null : <AddSource agentId={agentId} onAdded={() => void list.refetch()} />}
       <TestRetrieval agentId={agentId} sources={sources ?? []} />
     </section>
   );

@@ -1,15 +1,16 @@
 import { useState, type FormEvent } from 'react';
 import { api, when } from '../api';
 import { Link, navigate } from '../router';
-import type { Agent, Page } from '../types';
-import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import type { Agent } from '../types';
+import { Badge, ErrorText, PageHeader, useAction } from '../ui';
+import { useAgents } from './Conversations';
 
 /** The workspace's agents, and the form that creates a draft. */
 export function Agents() {
-  const agents = useLoad(() => api<Page<Agent>>('GET', '/chatbots?limit=100'), []);
+  const agents = useAgents();
   const [creating, setCreating] = useState(new URLSearchParams(window.location.search).has('new'));
   const [name, setName] = useState('');
-  const { busy, error, run } = useAction();
+  const { busy, error, run } = useAction('/chatbots');
   async function create(event: FormEvent) {
     event.preventDefault();
     const agent = await run(() => api<Agent>('POST', '/chatbots', { name, instructions: 'You are a friendly assistant for our website visitors. Answer briefly and offer to take contact details when you cannot help.' }));

@@ -1,28 +1,11 @@
+import { keepPreviousData, useQueries } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, daysAgo, query } from '../api';
-import { useLoad } from '../ui';
+import { keyOf, useApi } from '../queries';
+import type { AnalyticsSummary } from '../types';
 import { PageHeader, TableScroll } from '../ui';
 import { useAgents } from './Conversations';
 import { UnansweredQuestions } from './UnansweredQuestions';
-
-/** How the agents' answers went: answered from knowledge or not, visitor ratings, requests for a person. */
-interface Answers {
-  answered: number;
-  unanswered: number;
-  answer_rate: number | null;
-  feedback_up: number;
-  feedback_down: number;
-  handoffs: number;
-}
-
-interface Summary {
-  conversations: { total: number; open: number; closed: number };
-  messages: { total: number; user: number; assistant: number; operator: number };
-  leads: { total: number; conversion_rate: number };
-  average_messages_per_conversation: number;
-  answers: Answers;
-  daily: ({ date: string; conversations: number; messages: number; leads: number } & Answers)[];
-}
 
 /** A share as a whole percentage; a dash when there is nothing to divide. */
 const percent = (rate: number | null) => (rate === null ? '—' : `${Math.round(rate * 100)}%`);
@@ -60,18 +43,20 @@ export function Analytics() {
   const [from, setFrom] = useState(daysAgo(29));
   const [to, setTo] = useState(daysAgo(0));
   const [agentId, setAgentId] = useState('');
-  const summary = useLoad(() => api<Summary>('GET', `/analytics${query({ from, to, chatbot_id: agentId })}`), [from, to, agentId]);
+  const summaryPath = (chatbotId: string) => `/analytics${query({ from, to, chatbot_id: chatbotId })}`;
+  const summary = useApi<AnalyticsSummary>(summaryPath(agentId));
   const agentList = (agents.data?.data ?? []).slice(0, 20);
-  const compared = useLoad(
-    () => Promise.all(agentList.map(async (a) => ({ agent: a, summary: await api<Summary>('GET', `/analytics${query({ from, to, chatbot_id: a.id })}`) }))),
-    [from, to, agents.data],
-  );
+  // One cached summary per agent; the table shows once all of them are in.
+  const compared = useQueries({
+    queries: agentList.map((agent) => ({ queryKey: keyOf(summaryPath(agent.id)), queryFn: () => api<AnalyticsSummary>('GET', summaryPath(agent.id)), placeholderData: keepPreviousData })),
+    combine: (results) => (results.every((result) => result.data) ? results.map((result, i) => ({ agent: agentList[i]!, summary: result.data! })) : undefined),
+  });
   const preset = (days: number) => {
     setFrom(daysAgo(days - 1));
     setTo(daysAgo(0));
   };
   const s = summary.data;
-  const maxConversations = Math.max(1, ...(compared.data ?? []).map((c) => c.summary.conversations.total));
+  const maxConversations = Math.max(1, ...(compared ?? []).map((c) => c.summary.conversations.total));
   return (
     <>
       <PageHeader title="Analytics" />
@@ -99,7 +84,7 @@ export function Analytics() {
           </select>
         </label>
       </form>
-      {summary.error ? <p className="error" role="alert">{summary.error}</p> : null}
+      {summary.error ? <p className="error" role="alert">{summary.error.message}</p> : null}
       {s ? (
         <>
           <dl className="totals">
@@ -127,7 +112,7 @@ export function Analytics() {
       ) : null}
       <section className="card" aria-labelledby="compare-title">
         <h2 id="compare-title">Agents compared</h2>
-        {compared.data && compared.data.length === 0 ? <p className="hint">No agents yet.</p> : null}
+        {agents.data && agents.data.data.length === 0 ? <p className="hint">No agents yet.</p> : null}
         <TableScroll label="Agents compared">
         <table>
           <thead>
@@ -141,7 +126,7 @@ export function Analytics() {
             </tr>
           </thead>
           <tbody>
-            {(compared.data ?? []).map(({ agent, summary: a }) => (
+            {(compared ?? []).map(({ agent, summary: a }) => (
               <tr key={agent.id}>
                 <td>{agent.name}</td>
                 <td>

@@ -1,8 +1,10 @@
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { api, setCsrfToken } from '../api';
 import { Link, navigate } from '../router';
 import type { Session } from '../session';
-import { ErrorText, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import { ErrorText, useAction } from '../ui';
 
 type SignedIn = { csrf_token: string };
 
@@ -72,7 +74,8 @@ export const PASSWORD_HINT = 'At least 10 characters, and not one of the most co
  */
 export function SignUp({ onSignedIn, invitationToken, invitedEmail }: { onSignedIn: () => Promise<void>; invitationToken?: string; invitedEmail?: string | null }) {
   const [email, setEmail] = useState(invitedEmail ?? '');
-  const status = useLoad(() => (invitationToken ? Promise.resolve({ open: true }) : api<{ open: boolean }>('GET', '/signup-status')), [invitationToken]);
+  // Through an invitation, sign-up is open whatever the instance says.
+  const status = useApi<{ open: boolean }>('/signup-status', { enabled: !invitationToken });
   const [password, setPassword] = useState('');
   const [workspaceName, setWorkspaceName] = useState('');
   const { busy, error, run } = useAction();
@@ -135,7 +138,11 @@ export function SignUp({ onSignedIn, invitationToken, invitedEmail }: { onSigned
 
 /** An invitation link: accept it signed in, or create an account through it. */
 export function Invite({ token, session, onSignedIn }: { token: string; session: Session | null; onSignedIn: () => Promise<void> }) {
-  const invitation = useLoad(() => api<{ workspace_name: string; role: string; email: string | null }>('POST', '/invitations/lookup', { token }), [token]);
+  // A lookup that changes nothing, though a POST (the token stays out of URLs and logs).
+  const invitation = useQuery({
+    queryKey: ['invitations', 'lookup', token],
+    queryFn: () => api<{ workspace_name: string; role: string; email: string | null }>('POST', '/invitations/lookup', { token }),
+  });
   const { busy, error, run } = useAction();
   async function accept() {
     if (await run(() => api('POST', '/invitations/accept', { token }))) {

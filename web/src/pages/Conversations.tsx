@@ -1,19 +1,19 @@
 import { Fragment, useEffect, useState, type FormEvent } from 'react';
 import { api, dayEnd, dayStart, query, when } from '../api';
-import { markRead, useLiveReload, useUnread, type LiveEvent } from '../live';
+import { markRead, useLiveInvalidate, useUnread, type LiveEvent } from '../live';
 import { Link } from '../router';
-import type { Agent, Conversation, Message, Page } from '../types';
-import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import type { AgentList, Conversation, ConversationList, Message, MessageList } from '../types';
+import { Badge, ErrorText, PageHeader, useAction } from '../ui';
 
 /** Agents of the workspace by id, for names in lists and filters. */
 export function useAgents() {
-  return useLoad(() => api<Page<Agent>>('GET', '/chatbots?limit=100'), []);
+  return useApi<AgentList>('/chatbots?limit=100');
 }
 
 /** Under an agent's answer: the documents it used, and the visitor's rating of it. */
 function AnswerDetails({ message }: { message: Message }) {
-  const sources = message.sources ?? [];
-  const { feedback } = message;
+  const { sources, feedback } = message;
   return (
     <>
       {sources.length > 0 ? (
@@ -111,9 +111,9 @@ export function Conversations() {
     created_after: dayStart(filters.from),
     created_before: dayEnd(filters.to),
   };
-  const list = useLoad(() => api<Page<Conversation>>('GET', `/conversations${query({ ...params, limit: 25, cursor })}`), [filters, cursor]);
+  const list = useApi<ConversationList>(`/conversations${query({ ...params, limit: 25, cursor })}`);
   // New conversations, new messages and handoffs show up as they happen.
-  useLiveReload((event) => event.type.startsWith('conversation.') || event.type === 'message.created', list.reload);
+  useLiveInvalidate((event) => event.type.startsWith('conversation.') || event.type === 'message.created', '/conversations');
   const unread = useUnread();
   const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
   const setFilter = (changes: Partial<typeof filters>) => {
@@ -233,27 +233,21 @@ export function Conversations() {
 
 /** One conversation: the transcript, an operator's reply (the agent goes silent), hand back, close. */
 export function ConversationDetail({ id }: { id: string }) {
-  const conversation = useLoad(() => api<Conversation>('GET', `/conversations/${id}`), [id]);
-  const messages = useLoad(() => api<Page<Message>>('GET', `/conversations/${id}/messages?limit=100`), [id]);
+  const conversation = useApi<Conversation>(`/conversations/${id}`);
+  const messages = useApi<MessageList>(`/conversations/${id}/messages?limit=100`);
   const [reply, setReply] = useState('');
-  const action = useAction();
-  const refresh = () => {
-    conversation.reload();
-    messages.reload();
-  };
+  // A reply, hand-back or close changes the conversation, its messages and the inbox.
+  const action = useAction('/conversations');
   // The visitor's messages, the agent's answers and status changes appear as they happen.
-  useLiveReload((event: LiveEvent) => (event.type === 'message.created' ? event.data.conversation_id === id : event.type === 'conversation.updated' && event.data.id === id), refresh);
+  useLiveInvalidate((event: LiveEvent) => (event.type === 'message.created' ? event.data.conversation_id === id : event.type === 'conversation.updated' && event.data.id === id), `/conversations/${id}`);
   const unread = useUnread();
   useEffect(() => markRead(id), [id, unread]);
   async function send(event: FormEvent) {
     event.preventDefault();
-    if (await action.run(() => api('POST', `/conversations/${id}/messages`, { content: reply }))) {
-      setReply('');
-      refresh();
-    }
+    if (await action.run(() => api('POST', `/conversations/${id}/messages`, { content: reply }))) setReply('');
   }
   async function post(path: string) {
-    if (await action.run(() => api('POST', `/conversations/${id}/${path}`))) refresh();
+    await action.run(() => api('POST', `/conversations/${id}/${path}`));
   }
   const c = conversation.data;
   if (conversation.error) {

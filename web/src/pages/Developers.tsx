@@ -1,11 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { api, when } from '../api';
 import { isAdmin, useSession } from '../session';
-import { Choices, ErrorText, PageHeader, SecretOnce, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import { Choices, ErrorText, PageHeader, SecretOnce, useAction } from '../ui';
 import { AdminOnly, SettingsNav } from './Settings';
 
 const SCOPES = ['analytics:read', 'chatbots:read', 'chatbots:write', 'conversations:read', 'events:read', 'messages:write', 'leads:read', 'leads:write', 'webhooks:read', 'webhooks:write'];
 
+// Dashboard-only (src/dashboard/routes/settings.ts): keys are managed here, not through the /api/v1 document.
 interface ApiKey {
   id: string;
   name: string;
@@ -23,7 +25,7 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey & { se
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [expiry, setExpiry] = useState('');
-  const { busy, error, run, setError } = useAction();
+  const { busy, error, run, setError } = useAction('/api-keys');
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (scopes.length === 0) return setError('Choose at least one scope.');
@@ -67,18 +69,15 @@ function CreateKeyForm({ onCreated, onCancel }: { onCreated: (key: ApiKey & { se
 export function Developers() {
   const { session } = useSession();
   const admin = isAdmin(session);
-  const keys = useLoad(() => (admin ? api<{ data: ApiKey[] }>('GET', '/api-keys') : Promise.resolve({ data: [] })), [admin]);
+  const keys = useApi<{ data: ApiKey[] }>('/api-keys', { enabled: admin });
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<(ApiKey & { secret: string }) | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const revoke = useAction();
+  const revoke = useAction('/api-keys');
 
   async function confirmRevoke() {
     const key = revoking!;
-    if (await revoke.run(() => api('POST', `/api-keys/${key.id}/revoke`))) {
-      setRevoking(null);
-      keys.reload();
-    }
+    if (await revoke.run(() => api('POST', `/api-keys/${key.id}/revoke`))) setRevoking(null);
   }
 
   return (
@@ -102,7 +101,6 @@ export function Developers() {
           onCreated={(key) => {
             setCreating(false);
             setCreated(key);
-            keys.reload();
           }}
         />
       ) : null}

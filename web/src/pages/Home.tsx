@@ -1,10 +1,9 @@
 import type { ReactNode } from 'react';
-import { api } from '../api';
 import { Link } from '../router';
 import { useSession } from '../session';
-import { useLoad } from '../ui';
+import { useApi } from '../queries';
 
-/** GET /app/api/home (src/dashboard/routes/home.ts): the checklist from the workspace's real state, and its week. */
+/** GET /app/api/home (src/dashboard/routes/home.ts): the checklist from the workspace's real state, and its week. Dashboard-only, so not in the /api/v1 document. */
 interface HomeSummary {
   agent: { id: string; name: string; status: string } | null;
   steps: { agent_created: boolean; source_synced: boolean; agent_published: boolean; website_traffic: boolean; api_key: boolean | null };
@@ -66,7 +65,7 @@ const percent = (rate: number | null) => (rate === null ? '–' : `${Math.round(
 /** Home: the steps from a new workspace to an agent on a website (ticked from the real state), and the last 7 days. */
 export function Home() {
   const { session } = useSession();
-  const home = useLoad(() => api<HomeSummary>('GET', '/home'), []);
+  const home = useApi<HomeSummary>('/home');
   const summary = home.data;
   const steps = summary ? stepsOf(summary) : [];
   const remaining = steps.filter((step) => !step.done).length;
@@ -108,7 +107,7 @@ export function Home() {
   return (
     <>
       <h1>Welcome to {session.workspace.name}</h1>
-      {home.error ? <p className="error" role="alert">{home.error}</p> : null}
+      {home.error ? <p className="error" role="alert">{home.error.message}</p> : null}
       {!summary ? <p className="loading">Loading…</p> : null}
       {summary ? (
         <>

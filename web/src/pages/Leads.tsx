@@ -1,14 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { api, dayEnd, dayStart, query, when } from '../api';
-import type { Lead, Page } from '../types';
-import { Badge, ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import type { Lead, LeadList } from '../types';
+import { Badge, ErrorText, PageHeader, useAction } from '../ui';
 import { useAgents } from './Conversations';
 
-const STATUSES = ['new', 'contacted', 'qualified', 'converted', 'archived'];
+const STATUSES = ['new', 'contacted', 'qualified', 'converted', 'archived'] as const satisfies readonly Lead['status'][];
 
 function LeadEditor({ lead, onDone }: { lead: Lead; onDone: () => void }) {
   const [form, setForm] = useState({ name: lead.name ?? '', email: lead.email ?? '', phone: lead.phone ?? '', company: lead.company ?? '', status: lead.status });
-  const { busy, error, run } = useAction();
+  const { busy, error, run } = useAction('/leads');
   async function save(event: FormEvent) {
     event.preventDefault();
     const body = { status: form.status, name: form.name || null, email: form.email || null, phone: form.phone || null, company: form.company || null };
@@ -25,7 +26,7 @@ function LeadEditor({ lead, onDone }: { lead: Lead; onDone: () => void }) {
         ))}
         <label>
           Status
-          <select value={form.status} onChange={(e) => setForm({ ...form, status: e.target.value })}>
+          <select value={form.status} onChange={(e) => setForm({ ...form, status: e.target.value as Lead['status'] })}>
             {STATUSES.map((s) => (
               <option key={s}>{s}</option>
             ))}
@@ -51,7 +52,7 @@ export function Leads() {
   const [filters, setFilters] = useState({ chatbot_id: '', status: '', search: '', from: '', to: '' });
   const [editing, setEditing] = useState<string | null>(null);
   const params = { chatbot_id: filters.chatbot_id, status: filters.status, search: filters.search, created_after: dayStart(filters.from), created_before: dayEnd(filters.to) };
-  const list = useLoad(() => api<Page<Lead>>('GET', `/leads${query({ ...params, limit: 100 })}`), [filters]);
+  const list = useApi<LeadList>(`/leads${query({ ...params, limit: 100 })}`);
   const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
   const set = (changes: Partial<typeof filters>) => setFilters({ ...filters, ...changes });
   return (
@@ -118,10 +119,7 @@ export function Leads() {
                   <td colSpan={8}>
                     <LeadEditor
                       lead={lead}
-                      onDone={() => {
-                        setEditing(null);
-                        list.reload();
-                      }}
+                      onDone={() => setEditing(null)}
                     />
                   </td>
                 </tr>

@@ -1,15 +1,14 @@
-import { api } from '../api';
+import { useApi } from '../queries';
 import type { ActiveProvider as ActiveProviderView, ProviderModels } from '../types';
-import { useLoad } from '../ui';
 
 /**
  * An agent's model: a select of the active provider's models plus "service default" (null), or a text
  * field when the provider's list cannot be fetched. A saved model the provider does not list stays offered.
  */
 export function ModelField({ value, onChange }: { value: string | null; onChange: (model: string | null) => void }) {
-  const models = useLoad(() => api<ProviderModels>('GET', '/provider/models'), []);
+  const models = useApi<ProviderModels>('/provider/models');
   const list = models.data?.data ?? [];
-  if (models.loading && !models.data) {
+  if (models.isPending) {
     return (
       <label>
         Model
@@ -25,7 +24,7 @@ export function ModelField({ value, onChange }: { value: string | null; onChange
         Model
         <input value={value ?? ''} placeholder={`Service default${models.data ? ` (${models.data.default_model})` : ''}`} onChange={(e) => onChange(e.target.value.trim() === '' ? null : e.target.value)} />
         <span className="hint">
-          The provider&apos;s models could not be listed{models.data?.error ? `: ${models.data.error}` : models.error ? `: ${models.error}` : ''}. Type a model name, or leave it empty for the service default.
+          The provider&apos;s models could not be listed{models.data?.error ? `: ${models.data.error}` : models.error ? `: ${models.error.message}` : ''}. Type a model name, or leave it empty for the service default.
         </span>
       </label>
     );
@@ -56,7 +55,7 @@ export function providerSourceText(active: ActiveProviderView): string {
 
 /** One line for the agent page: "Answers with: OpenAI-compatible · gpt-4o-mini". */
 export function ActiveProvider() {
-  const active = useLoad(() => api<ActiveProviderView>('GET', '/provider'), []);
+  const active = useApi<ActiveProviderView>('/provider');
   if (!active.data) return null;
   const { label, model, provider } = active.data;
   return (

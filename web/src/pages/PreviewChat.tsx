@@ -3,10 +3,13 @@ import { api } from '../api';
 import type { Message } from '../types';
 import { ErrorText, useAction } from '../ui';
 
+/** A line of the preview transcript: a message, or the note that the answer is still to come. */
+type Line = Pick<Message, 'id' | 'role' | 'content'>;
+
 /** A live chat with the agent through the real runtime (drafts included), in a dashboard conversation. */
 export function PreviewChat({ agentId, welcome }: { agentId: string; welcome: string | null }) {
   const [conversationId, setConversationId] = useState<string | null>(null);
-  const [messages, setMessages] = useState<Message[]>([]);
+  const [messages, setMessages] = useState<Line[]>([]);
   const [text, setText] = useState('');
   const [waiting, setWaiting] = useState(false);
   const { error, run } = useAction();
@@ -27,7 +30,7 @@ export function PreviewChat({ agentId, welcome }: { agentId: string; welcome: st
     const sent = await run(() => api<{ message: Message; reply: Message | null }>('POST', `/chatbots/${agentId}/preview/${conversationId}/messages`, { content }));
     setWaiting(false);
     if (sent) setMessages((list) => [...list, sent.message, ...(sent.reply ? [sent.reply] : [])]);
-    if (sent && !sent.reply) setMessages((list) => [...list, { id: `none-${Date.now()}`, role: 'assistant', content: '(no answer yet — it will appear in Conversations)', created_at: '', author: { type: 'agent', id: null } }]);
+    if (sent && !sent.reply) setMessages((list) => [...list, { id: `none-${Date.now()}`, role: 'assistant', content: '(no answer yet — it will appear in Conversations)' }]);
   }
 
   return (

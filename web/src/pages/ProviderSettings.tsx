@@ -1,7 +1,9 @@
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, ApiError, when } from '../api';
 import type { ActiveProvider as ActiveProviderView, ProviderSettingsView } from '../types';
-import { ErrorText, PageHeader, useAction, useLoad } from '../ui';
+import { keyOf } from '../queries';
+import { ErrorText, PageHeader, useAction } from '../ui';
 import { ActiveProvider, providerSourceText } from './ModelPicker';
 import { SettingsNav } from './Settings';
 
@@ -44,7 +46,7 @@ function ActiveCard({ settings }: { settings: ProviderSettingsView }) {
 }
 
 /** The form: provider, base URL, model, API key; test connection and save. */
-function ProviderForm({ settings, onSaved }: { settings: ProviderSettingsView; onSaved: (next: ProviderSettingsView) => void }) {
+function ProviderForm({ settings }: { settings: ProviderSettingsView }) {
   const saved = settings.saved;
   const [provider, setProvider] = useState<Provider>(saved?.provider ?? settings.active.provider);
   const [baseUrl, setBaseUrl] = useState(saved?.base_url ?? '');
@@ -53,7 +55,8 @@ function ProviderForm({ settings, onSaved }: { settings: ProviderSettingsView; o
   const [removeKey, setRemoveKey] = useState(false);
   const [test, setTest] = useState<TestResult | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const saving = useAction();
+  // A save refetches every provider query: these settings, the active provider and its models.
+  const saving = useAction('/provider');
   const testing = useAction();
   const id = useId();
   const keySaved = saved !== null && saved.provider === provider && saved.api_key_set;
@@ -85,7 +88,6 @@ function ProviderForm({ settings, onSaved }: { settings: ProviderSettingsView; o
       setApiKey('');
       setRemoveKey(false);
       setNotice(`Saved. Agents now answer with ${next.active.label}${next.active.provider === 'builtin' ? '' : ` · ${next.active.model}`}.`);
-      onSaved(next);
     }
   }
 
@@ -159,16 +161,18 @@ function ProviderForm({ settings, onSaved }: { settings: ProviderSettingsView; o
 /** Settings → Model provider: the instance owner's choice of provider, and which one answers now. */
 export function ProviderSettings() {
   // null: signed in, but not the instance's owner (403 not_instance_owner).
-  const settings = useLoad(async () => {
-    try {
-      return await api<ProviderSettingsView>('GET', '/provider/settings');
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'not_instance_owner') return null;
-      throw error;
-    }
-  }, []);
-  const [current, setCurrent] = useState<ProviderSettingsView | undefined>();
-  const shown = current ?? settings.data ?? undefined;
+  const settings = useQuery({
+    queryKey: keyOf('/provider/settings'),
+    queryFn: async () => {
+      try {
+        return await api<ProviderSettingsView>('GET', '/provider/settings');
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'not_instance_owner') return null;
+        throw error;
+      }
+    },
+  });
+  const shown = settings.data ?? undefined;
   const notOwner = settings.data === null;
   return (
     <>
@@ -186,7 +190,7 @@ export function ProviderSettings() {
         <>
           <ActiveCard settings={shown} />
           {shown.editable ? null : <p className="notice">Set by environment variables on this server: this form is read-only.</p>}
-          <ProviderForm settings={shown} onSaved={setCurrent} />
+          <ProviderForm settings={shown} />
         </>
       ) : null}
     </>

@@ -1,6 +1,8 @@
-import { useEffect, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, when } from '../api';
-import type { Page, Source, SourceDocument } from '../types';
+import { keyOf } from '../queries';
+import type { Source, SourceDocumentList } from '../types';
 import { Badge, ErrorText } from '../ui';
 
 const TYPE_LABELS: Record<Source['type'], string> = { website: 'Website', file: 'File', text: 'Text', qa: 'Q&A' };
@@ -45,19 +47,14 @@ function Progress({ source }: { source: Source }) {
 }
 
 function Documents({ agentId, source }: { agentId: string; source: Source }) {
-  const [documents, setDocuments] = useState<SourceDocument[]>();
-  const [error, setError] = useState<string | null>(null);
-  // Reloaded whenever the source changes (each stored document moves its updated_at while it syncs).
-  useEffect(() => {
-    let live = true;
-    api<Page<SourceDocument>>('GET', `/chatbots/${agentId}/sources/${source.id}/documents?limit=100`).then(
-      (page) => live && (setDocuments(page.data), setError(null)),
-      (failure: unknown) => live && setError(failure instanceof Error ? failure.message : String(failure)),
-    );
-    return () => {
-      live = false;
-    };
-  }, [agentId, source.id, source.updated_at]);
+  const path = `/chatbots/${agentId}/sources/${source.id}/documents?limit=100`;
+  // Read again whenever the source changes: each stored document moves its updated_at while it syncs.
+  const { data, error } = useQuery({
+    queryKey: [...keyOf(path), source.updated_at],
+    queryFn: () => api<SourceDocumentList>('GET', path),
+    placeholderData: keepPreviousData,
+  });
+  const documents = data?.data;
   if (error) return <ErrorText error={error} />;
   if (!documents) return <p className="hint">Loading documents…</p>;
   if (documents.length === 0) return <p className="hint">No documents yet.</p>;

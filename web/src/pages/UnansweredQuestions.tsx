@@ -1,16 +1,9 @@
 import { Fragment, useEffect, useRef, useState } from 'react';
-import { api, query, when } from '../api';
-import { ErrorText, useLoad } from '../ui';
+import { query, when } from '../api';
+import { useApi } from '../queries';
+import type { UnansweredQuestion, UnansweredQuestionList } from '../types';
+import { ErrorText } from '../ui';
 import { HandWrittenForm } from './SourceForms';
-
-/** One group of unanswered questions, as GET /app/api/analytics/unanswered lists it. */
-interface UnansweredQuestion {
-  question: string;
-  normalized: string;
-  count: number;
-  last_asked_at: string;
-  chatbot_id: string;
-}
 
 /** The longest question a Q&A source takes (an unanswered question is kept up to 2,000 characters). */
 const MAX_QA_QUESTION = 1000;
@@ -22,7 +15,7 @@ const keyOf = (q: UnansweredQuestion) => `${q.chatbot_id} ${q.normalized}`;
  * of its agent in one step: an inline form with the question prefilled and an answer to write.
  */
 export function UnansweredQuestions({ from, to, agentId, names }: { from: string; to: string; agentId: string; names: Map<string, string> }) {
-  const list = useLoad(() => api<{ data: UnansweredQuestion[] }>('GET', `/analytics/unanswered${query({ from, to, chatbot_id: agentId, limit: 50 })}`), [from, to, agentId]);
+  const list = useApi<UnansweredQuestionList>(`/analytics/unanswered${query({ from, to, chatbot_id: agentId, limit: 50 })}`);
   const [open, setOpen] = useState<string | null>(null);
   const [added, setAdded] = useState<Set<string>>(new Set());
   const formRow = useRef<HTMLTableRowElement>(null);

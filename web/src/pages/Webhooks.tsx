@@ -1,42 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { api, when } from '../api';
 import { isAdmin, useSession } from '../session';
-import { Badge, Choices, ErrorText, PageHeader, SecretOnce, useAction, useLoad } from '../ui';
+import { useApi } from '../queries';
+import type { WebhookDelivery as Delivery, WebhookDeliveryList, WebhookEndpoint as Endpoint, WebhookEndpointList } from '../types';
+import { Badge, Choices, ErrorText, PageHeader, SecretOnce, useAction } from '../ui';
 import { AdminOnly, SettingsNav } from './Settings';
 
 const EVENT_TYPES = ['conversation.created', 'conversation.updated', 'message.created', 'lead.created', 'lead.updated', 'chatbot.created', 'chatbot.updated', 'source.synced'];
-
-interface Endpoint {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabled_reason: 'gone' | 'failing' | null;
-  failing_since: string | null;
-  previous_secret_expires_at: string | null;
-  secret?: string;
-  created_at: string;
-}
-
-interface Attempt {
-  attempted_at: string;
-  status_code: number | null;
-  latency_ms: number;
-  response_excerpt: string | null;
-  error: string | null;
-}
-
-interface Delivery {
-  id: string;
-  event_type: string;
-  status: 'pending' | 'sending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_retry_at: string | null;
-  last_status_code: number | null;
-  attempt_log: Attempt[];
-  created_at: string;
-}
 
 /** Add or edit: the receiver's URL, the events it gets (all, or chosen ones), a description. */
 function EndpointForm({ endpoint, onSaved, onCancel }: { endpoint?: Endpoint; onSaved: (saved: Endpoint) => void; onCancel: () => void }) {
@@ -44,7 +14,7 @@ function EndpointForm({ endpoint, onSaved, onCancel }: { endpoint?: Endpoint; on
   const [all, setAll] = useState(!endpoint || endpoint.events.includes('*'));
   const [events, setEvents] = useState<string[]>(endpoint && !endpoint.events.includes('*') ? endpoint.events : []);
   const [description, setDescription] = useState(endpoint?.description ?? '');
-  const { busy, error, run, setError } = useAction();
+  const { busy, error, run, setError } = useAction('/webhook-endpoints');
   async function submit(event: FormEvent) {
     event.preventDefault();
     if (!all && events.length === 0) return setError('Choose at least one event, or all events.');
@@ -88,16 +58,16 @@ function EndpointForm({ endpoint, onSaved, onCancel }: { endpoint?: Endpoint; on
 
 /** The delivery log of one endpoint: each event sent, its attempts, and a resend. */
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
-  const log = useLoad(() => api<{ data: Delivery[] }>('GET', `/webhook-endpoints/${endpoint.id}/deliveries?limit=50`), [endpoint.id]);
-  const resend = useAction();
+  const log = useApi<WebhookDeliveryList>(`/webhook-endpoints/${endpoint.id}/deliveries?limit=50`);
+  const resend = useAction(`/webhook-endpoints/${endpoint.id}/deliveries`);
   async function again(delivery: Delivery) {
-    if (await resend.run(() => api('POST', `/webhook-endpoints/${endpoint.id}/deliveries/${delivery.id}/resend`))) log.reload();
+    await resend.run(() => api('POST', `/webhook-endpoints/${endpoint.id}/deliveries/${delivery.id}/resend`));
   }
   return (
     <section className="card stack" aria-label={`Deliveries to ${endpoint.url}`}>
       <div className="row spread">
         <h2>Deliveries</h2>
-        <button type="button" className="secondary small" onClick={log.reload}>
+        <button type="button" className="secondary small" onClick={() => void log.refetch()}>
           Refresh
         </button>
       </div>
@@ -160,22 +130,21 @@ function disabledText(endpoint: Endpoint): string {
 export function Webhooks() {
   const { session } = useSession();
   const admin = isAdmin(session);
-  const list = useLoad(() => (admin ? api<{ data: Endpoint[] }>('GET', '/webhook-endpoints') : Promise.resolve({ data: [] })), [admin]);
+  const list = useApi<WebhookEndpointList>('/webhook-endpoints', { enabled: admin });
   const [editing, setEditing] = useState<Endpoint | 'new' | null>(null);
   const [secret, setSecret] = useState<{ url: string; secret: string; rotated: boolean } | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [removing, setRemoving] = useState<Endpoint | null>(null);
-  const action = useAction();
+  // Every change to an endpoint, and a test event, refetch the endpoints and their open delivery logs.
+  const action = useAction('/webhook-endpoints');
   const [tested, setTested] = useState<string | null>(null);
 
-  // `true` once done (a DELETE answers 204, nothing), so the list is read again.
   async function change(run: () => Promise<unknown>) {
-    if (await action.run(async () => (await run(), true))) list.reload();
+    await action.run(run);
   }
   async function rotate(endpoint: Endpoint) {
     const rotated = await action.run(() => api<Endpoint>('POST', `/webhook-endpoints/${endpoint.id}/rotate-secret`));
     if (rotated?.secret) setSecret({ url: rotated.url, secret: rotated.secret, rotated: true });
-    list.reload();
   }
   async function test(endpoint: Endpoint) {
     if (await action.run(() => api('POST', `/webhook-endpoints/${endpoint.id}/test`))) {
@@ -207,7 +176,6 @@ export function Webhooks() {
           onSaved={(saved) => {
             setEditing(null);
             if (saved.secret) setSecret({ url: saved.url, secret: saved.secret, rotated: false });
-            list.reload();
           }}
         />
       ) : null}

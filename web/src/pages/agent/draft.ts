@@ -1,8 +1,7 @@
 import type { Agent, Appearance } from '../../types';
-import { DEFAULT_APPEARANCE } from '../AgentAppearance';
 
 /** The contact fields lead capture can ask for. */
-export const LEAD_FIELDS = ['name', 'email', 'phone', 'company'];
+export const LEAD_FIELDS = ['name', 'email', 'phone', 'company'] as const satisfies readonly Agent['lead_capture']['fields'][number][];
 
 /** The languages of the widget's own words. */
 export const LANGUAGES = [
@@ -32,11 +31,11 @@ export function sectionOf(hash: string): Section {
 }
 
 /** The editable fields of an agent as the form holds them (numbers and lists as typed text). */
-export type Draft = Omit<Agent, 'id' | 'status' | 'created_at' | 'updated_at' | 'published_at' | 'temperature' | 'allowed_origins' | 'suggested_questions' | 'language' | 'appearance'> & {
+export type Draft = Omit<Agent, 'id' | 'object' | 'metadata' | 'status' | 'created_at' | 'updated_at' | 'published_at' | 'temperature' | 'allowed_origins' | 'suggested_questions' | 'language' | 'appearance'> & {
   temperature: string;
   allowed_origins: string;
   suggested_questions: string;
-  language: NonNullable<Agent['language']>;
+  language: Agent['language'];
   appearance: Appearance;
 };
 
@@ -55,9 +54,9 @@ export function toDraft(agent: Agent): Draft {
     knowledge: agent.knowledge,
     lead_capture: agent.lead_capture,
     allowed_origins: agent.allowed_origins.join('\n'),
-    suggested_questions: (agent.suggested_questions ?? []).join('\n'),
-    language: agent.language ?? 'auto',
-    appearance: agent.appearance ?? DEFAULT_APPEARANCE,
+    suggested_questions: agent.suggested_questions.join('\n'),
+    language: agent.language,
+    appearance: agent.appearance,
   };
 }
 
