@@ -33,6 +33,7 @@ import { createLiveEvents } from './modules/events/live.js';
 import { messageRoutes } from './modules/messages/routes.js';
 import type { ReplyEngine } from './modules/replies/engine.js';
 import { createIdleCloser } from './modules/runtime/idle-close.js';
+import { createRetentionSweeper, type RetentionSweepResult } from './modules/retention/sweep.js';
 import { delayedEngine } from './modules/runtime/delayed-engine.js';
 import { openAiEmbedder } from './modules/knowledge/embedder.js';
 import { createKnowledgeSearch } from './modules/knowledge/retrieval.js';
@@ -61,8 +62,8 @@ declare module 'fastify' {
     /** The shared rate-limit store when REDIS_URL is set. */
     redis: RedisRateLimitStore | null;
     config: Config;
-    /** The chat runtime: the durable reply worker and the idle sweep. */
-    runtime: { worker: ReplyWorker; sweepIdle(): Promise<number> };
+    /** The chat runtime: the durable reply worker, the idle sweep and the retention sweep (finished mail and webhook deliveries). */
+    runtime: { worker: ReplyWorker; sweepIdle(): Promise<number>; sweepRetention(): Promise<RetentionSweepResult> };
   }
 }
 
@@ -164,15 +165,18 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   worker = replyWorker;
   const idleCloser = createIdleCloser({ db: database.db, clock, conversations: services.conversations, idleMinutes: config.runtime.idleCloseMinutes, log: app.log });
+  const retention = createRetentionSweeper({ db: database.db, clock, retention: config.retention, log: app.log });
   const widget = createWidgetService({ db: database.db, clock, conversations: services.conversations, messages: services.messages, leads: services.leads, feedback: services.feedback });
 
   app.decorate('services', services);
   app.decorate('redis', redisStore);
   app.decorate('database', database);
   app.decorate('config', config);
-  app.decorate('runtime', { worker: replyWorker, sweepIdle: () => idleCloser.sweep() });
+  app.decorate('runtime', { worker: replyWorker, sweepIdle: () => idleCloser.sweep(), sweepRetention: () => retention.sweep() });
+  const sweepRetention = () => retention.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'retention sweep failed'));
   const sweeper = setInterval(() => {
     idempotency.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency sweep failed'));
+    void sweepRetention();
   }, 10 * 60_000);
   sweeper.unref();
   const idleSweeper = setInterval(() => {
@@ -181,6 +185,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   idleSweeper.unref();
   app.addHook('onReady', async () => {
     await idempotency.sweep();
+    // Housekeeping: a failure is logged and retried by the next sweep, it does not stop the start.
+    await sweepRetention();
     if (mailer.server) app.log.info(`Mail goes through ${mailer.server}`);
     else app.log.info('Mail is off (SMTP_URL is not set): nothing is emailed (password resets, invitations, notifications)');
     if (redisStore && !(await redisStore.waitUntilReady())) {

@@ -89,6 +89,12 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** Outgoing email (SMTP_URL, MAIL_FROM); null: mail is off and nothing is sent. */
   mail: MailConfig | null;
+  /**
+   * Days finished rows are kept before the periodic sweep deletes them (src/modules/retention): sent and
+   * failed emails (MAIL_RETENTION_DAYS), succeeded and failed webhook deliveries with their attempts
+   * (WEBHOOK_LOG_RETENTION_DAYS). Apart from `mail`: rows left from when mail was on are deleted too.
+   */
+  retention: { mailDays: number; webhookLogDays: number };
   /** SECRET_KEY: the AES-256 key that encrypts secrets stored in the database (provider API keys). Null: unset. */
   secretKey: Buffer | null;
 }
@@ -251,6 +257,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sources: sourcesConfig(env),
     webhooks: webhooksConfig(env),
     mail: mailConfig(env),
+    retention: {
+      mailDays: integer(env, 'MAIL_RETENTION_DAYS', 7, 1, 3650),
+      webhookLogDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
+    },
     secretKey: parseSecretKey(env.SECRET_KEY),
     widget: {
       ratePerIpPerMinute: integer(env, 'WIDGET_RATE_PER_IP_PER_MINUTE', 60, 1, 1_000_000_000),

@@ -61,6 +61,23 @@ export const mailRepository = {
       .executeTakeFirst();
   },
 
+  /**
+   * Deletes up to `limit` sent or failed emails last changed before `cutoff`, of any workspace (a system
+   * sweep: their bodies hold one-time links); returns how many. Pending and running ones are never touched.
+   * `run_after < cutoff` is implied (a finished job keeps the run_after it was claimed at, before it
+   * finished) and lets the claim index (state, run_after) find the old rows without reading the recent
+   * ones. On PostgreSQL the rows are locked SKIP LOCKED, so instances sweeping at once split the rows
+   * instead of waiting on each other.
+   */
+  async deleteFinishedBefore(db: Db, cutoff: string, limit: number): Promise<number> {
+    const old = claimLocked(
+      db,
+      db.selectFrom('mail_jobs').select('id').where('state', 'in', ['sent', 'failed']).where('run_after', '<', cutoff).where('updated_at', '<', cutoff).limit(limit),
+    );
+    const result = await db.deleteFrom('mail_jobs').where('id', 'in', old).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
   /** Moves an email on: sent, failed, or pending again (a retry, handed back on shutdown). */
   async update(db: Db, workspaceId: string, id: string, changes: Updateable<MailJobsTable>): Promise<void> {
     await db.updateTable('mail_jobs').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();

@@ -119,6 +119,32 @@ export const webhookDeliveryRepository = {
     await db.updateTable('webhook_deliveries').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
   },
 
+  /**
+   * Deletes up to `limit` succeeded or failed deliveries last changed before `cutoff`, of any workspace (a
+   * system sweep), with their attempts; pending and running ones are never touched. Run it in a
+   * transaction: the deliveries are locked first (SKIP LOCKED on PostgreSQL, so instances sweeping at once
+   * split them, and a resend of one waits and then finds it gone), then their attempts and they are
+   * deleted. `run_after < cutoff` is implied (a finished delivery keeps the run_after it was claimed at)
+   * and lets the claim index (state, run_after) find the old rows without reading the recent ones.
+   */
+  async deleteFinishedBefore(trx: Db, cutoff: string, limit: number): Promise<{ deliveries: number; attempts: number }> {
+    const old = await claimLocked(
+      trx,
+      trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('state', 'in', ['succeeded', 'failed'])
+        .where('run_after', '<', cutoff)
+        .where('updated_at', '<', cutoff)
+        .limit(limit),
+    ).execute();
+    const ids = old.map((row) => row.id);
+    if (ids.length === 0) return { deliveries: 0, attempts: 0 };
+    const attempts = await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
+    const deliveries = await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst();
+    return { deliveries: Number(deliveries.numDeletedRows), attempts: Number(attempts.numDeletedRows) };
+  },
+
   async insertAttempt(db: Db, row: WebhookAttemptRow): Promise<void> {
     await db.insertInto('webhook_attempts').values(row).execute();
   },
