@@ -115,6 +115,13 @@ describe.skipIf(!hasChromium)('knowledge sources in the dashboard', () => {
     // Done against found: the crawl has found the home page's links once it has read the home page.
     await expect.poll(() => websiteProgress.getAttribute('aria-valuemax'), { timeout: 20_000 }).toMatch(/^[2-9]$/);
     expect(await website.getByText(/of \d documents found so far/).count()).toBe(1);
+    // While the website syncs (the list is polled): a syncing badge, the progress's value, and its documents
+    // one by one. Checked before the files below: under load the crawl may finish while they are added.
+    await website.locator('.badge', { hasText: 'syncing' }).waitFor();
+    expect(await websiteProgress.getAttribute('aria-valuenow')).toMatch(/^\d+$/);
+    await website.getByRole('button', { name: 'Show documents of 127.0.0.1' }).click();
+    await website.getByRole('table', { name: 'Documents of 127.0.0.1' }).waitFor();
+    await shot(page, '01-syncing');
 
     // A PDF dropped onto the drop zone: a real drop event carrying a DataTransfer with the file.
     await sources.getByRole('button', { name: 'Files' }).click();
@@ -131,20 +138,13 @@ describe.skipIf(!hasChromium)('knowledge sources in the dashboard', () => {
     const zone = sources.getByTestId('drop-zone');
     await zone.dispatchEvent('dragenter', { dataTransfer });
     await zone.dispatchEvent('dragover', { dataTransfer });
-    await shot(page, '01-drag-over');
+    await shot(page, '02-drag-over');
     await zone.dispatchEvent('drop', { dataTransfer });
     const file = sources.getByRole('listitem', { name: 'bakery-handbook.pdf' });
     await file.waitFor();
     // The file input in the zone is the fallback (keyboard, screen readers).
     await sources.getByLabel('or choose files').setInputFiles({ name: 'parking.md', mimeType: 'text/markdown', buffer: Buffer.from('# Parking\n\nPark for free behind the café.\n') });
     await sources.getByRole('listitem', { name: 'parking.md' }).waitFor();
-
-    // While the website syncs (the list is polled): a progress bar with a value, and its documents one by one.
-    await website.locator('.badge', { hasText: 'syncing' }).waitFor();
-    expect(await websiteProgress.getAttribute('aria-valuenow')).toMatch(/^\d+$/);
-    await website.getByRole('button', { name: 'Show documents of 127.0.0.1' }).click();
-    await website.getByRole('table', { name: 'Documents of 127.0.0.1' }).waitFor();
-    await shot(page, '02-syncing');
 
     // Both settle: ready, with their counts; the page that does not exist is the website's one failed document.
     await website.locator('.badge', { hasText: 'ready' }).first().waitFor();
