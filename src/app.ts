@@ -173,10 +173,10 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   app.decorate('database', database);
   app.decorate('config', config);
   app.decorate('runtime', { worker: replyWorker, sweepIdle: () => idleCloser.sweep(), sweepRetention: () => retention.sweep() });
-  const sweepRetention = () => retention.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'retention sweep failed'));
+  // Retention is housekeeping: it does not delay a start (its first sweep runs ten minutes in).
   const sweeper = setInterval(() => {
     idempotency.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency sweep failed'));
-    void sweepRetention();
+    retention.sweep().catch((error: unknown) => app.log.warn({ err: error }, 'retention sweep failed'));
   }, 10 * 60_000);
   sweeper.unref();
   const idleSweeper = setInterval(() => {
@@ -185,8 +185,6 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   idleSweeper.unref();
   app.addHook('onReady', async () => {
     await idempotency.sweep();
-    // Housekeeping: a failure is logged and retried by the next sweep, it does not stop the start.
-    await sweepRetention();
     if (mailer.server) app.log.info(`Mail goes through ${mailer.server}`);
     else app.log.info('Mail is off (SMTP_URL is not set): nothing is emailed (password resets, invitations, notifications)');
     if (redisStore && !(await redisStore.waitUntilReady())) {
