@@ -23,13 +23,19 @@ const QUESTION_TIMEOUT_MS = 5000;
 const RRF_K = 60;
 
 /**
- * Reciprocal rank fusion of rankings: a chunk scores Σ 1 / (RRF_K + rank) over the rankings that hold it,
+ * Full text counts twice in the fusion: it reads the question's language, frame and typos, and its own rank
+ * is what the answer step trusts; the vectors add the paraphrases it misses (docs/decisions/0021).
+ */
+const FULL_TEXT_WEIGHT = 2;
+
+/**
+ * Weighted reciprocal rank fusion: a chunk scores Σ weight / (RRF_K + rank) over the rankings that hold it,
  * so a chunk that both full text and vectors rank well comes first, and one ranking alone still counts.
  */
-export function fuseRankings(rankings: readonly (readonly number[])[]): Map<number, number> {
+export function fuseRankings(rankings: readonly { ids: readonly number[]; weight: number }[]): Map<number, number> {
   const fused = new Map<number, number>();
-  for (const ranking of rankings) {
-    ranking.forEach((chunkId, rank) => fused.set(chunkId, (fused.get(chunkId) ?? 0) + 1 / (RRF_K + rank + 1)));
+  for (const { ids, weight } of rankings) {
+    ids.forEach((chunkId, rank) => fused.set(chunkId, (fused.get(chunkId) ?? 0) + weight / (RRF_K + rank + 1)));
   }
   return fused;
 }
@@ -51,7 +57,10 @@ export function createKnowledgeSearch(embedder: Embedder | null, log: RetrievalL
         nearestChunks(db, embedder, log, workspaceId, chatbotId, question, candidates),
       ]);
       if (nearest.length === 0) return fullText.slice(0, limit);
-      const fused = fuseRankings([fullText.map((hit) => hit.chunkId), nearest.map((hit) => hit.chunkId)]);
+      const fused = fuseRankings([
+        { ids: fullText.map((hit) => hit.chunkId), weight: FULL_TEXT_WEIGHT },
+        { ids: nearest.map((hit) => hit.chunkId), weight: 1 },
+      ]);
       const similarity = new Map(nearest.map((hit) => [hit.chunkId, hit.similarity]));
       const known = new Map(fullText.map((hit) => [hit.chunkId, hit]));
       const ranked = [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit);
