@@ -100,14 +100,16 @@ describe.runIf(chromiumAvailable())('dashboard: the inbox', () => {
     // Search over messages.
     await page.getByLabel('Search messages').fill('REFUND sourdough');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.waitForFunction("document.querySelectorAll('table.inbox tbody tr').length === 1");
+    // Rows counted from here, not with waitForFunction: its string predicate is eval'd in the page while it
+    // polls, which the dashboard's CSP refuses (it passed only when the first look already matched).
+    await expect.poll(() => page.locator('table.inbox tbody tr').count(), { timeout: 10_000 }).toBe(1);
     await row(page, 'Grace Hopper').waitFor();
     await page.getByLabel('Search messages').fill('croissant');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('No conversations match.', { exact: false }).waitFor();
     await page.getByLabel('Search messages').fill('refund');
     await page.getByRole('button', { name: 'Search' }).click();
-    await page.waitForFunction("document.querySelectorAll('table.inbox tbody tr').length === 1");
+    await expect.poll(() => page.locator('table.inbox tbody tr').count(), { timeout: 10_000 }).toBe(1);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'inbox-1280-search.png'), fullPage: true });
 
     // The export links carry the filters and download the matching conversations.
@@ -130,7 +132,7 @@ describe.runIf(chromiumAvailable())('dashboard: the inbox', () => {
     await page.getByLabel('Search messages').fill('');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('checkbox', { name: 'Waiting for a person' }).check();
-    await page.waitForFunction("document.querySelectorAll('table.inbox tbody tr').length === 1");
+    await expect.poll(() => page.locator('table.inbox tbody tr').count(), { timeout: 10_000 }).toBe(1);
     await anonymous.getByRole('link', { name: 'Visitor' }).waitFor();
     expect(await noSideScroll(page)).toBe(true);
     expect(problems).toEqual([]);
