@@ -95,6 +95,13 @@ export interface Config {
    * (WEBHOOK_LOG_RETENTION_DAYS). Apart from `mail`: rows left from when mail was on are deleted too.
    */
   retention: { mailDays: number; webhookLogDays: number };
+  /** Mail that visitors cause (new leads, requests for a person): per workspace per hour (MAIL_NOTIFY_PER_HOUR), then one digest. */
+  notifications: { mailPerHour: number };
+  /**
+   * Live event streams (SSE): open at once per client IP, IPv6 grouped by /64 (STREAMS_PER_IP), and per
+   * conversation (STREAMS_PER_CONVERSATION); each is closed after STREAM_MAX_MINUTES (the client resumes with Last-Event-ID).
+   */
+  streams: { perIp: number; perConversation: number; maxMs: number };
   /** SECRET_KEY: the AES-256 key that encrypts secrets stored in the database (provider API keys). Null: unset. */
   secretKey: Buffer | null;
 }
@@ -262,6 +269,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookLogDays: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     },
     secretKey: parseSecretKey(env.SECRET_KEY),
+    notifications: { mailPerHour: integer(env, 'MAIL_NOTIFY_PER_HOUR', 30, 1, 1_000_000) },
+    streams: {
+      perIp: integer(env, 'STREAMS_PER_IP', 20, 1, 100_000),
+      perConversation: integer(env, 'STREAMS_PER_CONVERSATION', 5, 1, 1_000),
+      maxMs: integer(env, 'STREAM_MAX_MINUTES', 60, 1, 1440) * 60_000,
+    },
     widget: {
       ratePerIpPerMinute: integer(env, 'WIDGET_RATE_PER_IP_PER_MINUTE', 60, 1, 1_000_000_000),
       messagesPerConversationPerMinute: integer(env, 'WIDGET_RATE_PER_CONVERSATION_PER_MINUTE', 20, 1, 1_000_000_000),

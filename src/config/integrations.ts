@@ -23,7 +23,7 @@ export interface WebhooksConfig {
   allowPrivateHosts: boolean;
 }
 
-/** Knowledge sources (issue 30): what an upload or a crawl may take, and how pages are fetched. */
+/** Knowledge sources: what an upload or a crawl may take, how pages are fetched and files parsed, and per-workspace quotas. */
 export interface SourcesConfig {
   /** Largest uploaded file (SOURCE_MAX_FILE_MB), in bytes: larger uploads get 413. */
   maxFileBytes: number;
@@ -39,8 +39,16 @@ export interface SourcesConfig {
   maxResponseBytes: number;
   /** Redirects followed per fetch, each checked like the first address (SOURCE_MAX_REDIRECTS). */
   maxRedirects: number;
-  /** Ingestion jobs one process runs at once beside reply jobs (INGEST_CONCURRENCY). */
+  /** Ingestion jobs one process runs at once beside reply jobs (INGEST_CONCURRENCY); one workspace holds at most one. */
   ingestConcurrency: number;
+  /** Most bytes a DOCX (ZIP) may expand to, counted while inflating (SOURCE_MAX_EXPANDED_MB). */
+  maxExpandedBytes: number;
+  /** The parse sandbox: a worker thread's heap (SOURCE_PARSE_HEAP_MB) and deadline (SOURCE_PARSE_TIMEOUT_MS) per document. */
+  parse: { heapMb: number; timeoutMs: number };
+  /** Longest one crawl may run, first fetch to last (SOURCE_MAX_CRAWL_MINUTES), in ms. */
+  maxCrawlMs: number;
+  /** Per-workspace quotas: sources (SOURCE_MAX_PER_WORKSPACE) and their files' total size (SOURCE_MAX_TOTAL_MB, bytes). */
+  quota: { sources: number; totalBytes: number };
   /** Chunk embeddings for hybrid retrieval (EMBEDDINGS_PROVIDER=openai); null: full text alone (the default). */
   embeddings: EmbeddingsConfig | null;
 }
@@ -123,7 +131,17 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     fetchTimeoutMs: integer(env, 'SOURCE_FETCH_TIMEOUT_MS', 15_000, 100, 600_000),
     maxResponseBytes: integer(env, 'SOURCE_MAX_RESPONSE_MB', 10, 1, 1024) * 1024 * 1024,
     maxRedirects: integer(env, 'SOURCE_MAX_REDIRECTS', 5, 0, 20),
-    ingestConcurrency: integer(env, 'INGEST_CONCURRENCY', 1, 1, 16),
+    ingestConcurrency: integer(env, 'INGEST_CONCURRENCY', 2, 1, 16),
+    maxExpandedBytes: integer(env, 'SOURCE_MAX_EXPANDED_MB', 25, 1, 1024) * 1024 * 1024,
+    parse: {
+      heapMb: integer(env, 'SOURCE_PARSE_HEAP_MB', 256, 32, 8192),
+      timeoutMs: integer(env, 'SOURCE_PARSE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    },
+    maxCrawlMs: integer(env, 'SOURCE_MAX_CRAWL_MINUTES', 30, 1, 1440) * 60_000,
+    quota: {
+      sources: integer(env, 'SOURCE_MAX_PER_WORKSPACE', 500, 1, 1_000_000),
+      totalBytes: integer(env, 'SOURCE_MAX_TOTAL_MB', 1000, 1, 1_048_576) * 1024 * 1024,
+    },
     embeddings: embeddingsConfig(env),
   };
 }
