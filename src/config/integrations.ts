@@ -43,8 +43,8 @@ export interface SourcesConfig {
   ingestConcurrency: number;
   /** Most bytes a DOCX (ZIP) may expand to, counted while inflating (SOURCE_MAX_EXPANDED_MB). */
   maxExpandedBytes: number;
-  /** The parse sandbox: a worker thread's heap (SOURCE_PARSE_HEAP_MB) and deadline (SOURCE_PARSE_TIMEOUT_MS) per document. */
-  parse: { heapMb: number; timeoutMs: number };
+  /** The parse sandbox: a parse process's memory (SOURCE_PARSE_MEMORY_MB) and deadline per document (SOURCE_PARSE_TIMEOUT_MS). */
+  parse: { memoryMb: number; timeoutMs: number };
   /** Longest one crawl may run, first fetch to last (SOURCE_MAX_CRAWL_MINUTES), in ms. */
   maxCrawlMs: number;
   /** Per-workspace quotas: sources (SOURCE_MAX_PER_WORKSPACE) and their files' total size (SOURCE_MAX_TOTAL_MB, bytes). */
@@ -134,7 +134,7 @@ export function sourcesConfig(env: NodeJS.ProcessEnv): SourcesConfig {
     ingestConcurrency: integer(env, 'INGEST_CONCURRENCY', 2, 1, 16),
     maxExpandedBytes: integer(env, 'SOURCE_MAX_EXPANDED_MB', 25, 1, 1024) * 1024 * 1024,
     parse: {
-      heapMb: integer(env, 'SOURCE_PARSE_HEAP_MB', 256, 32, 8192),
+      memoryMb: integer(env, 'SOURCE_PARSE_MEMORY_MB', 384, 128, 16_384),
       timeoutMs: integer(env, 'SOURCE_PARSE_TIMEOUT_MS', 60_000, 100, 3_600_000),
     },
     maxCrawlMs: integer(env, 'SOURCE_MAX_CRAWL_MINUTES', 30, 1, 1440) * 60_000,

@@ -49,6 +49,8 @@ export interface SourceDocumentsTable {
   title: string | null;
   status: 'pending' | 'ready' | 'failed';
   error: string | null;
+  /** Why it failed, as a code (src/modules/sources/parsing/types.ts DocumentErrorCode); null when it did not, or failed before codes. */
+  error_code: 'unreadable' | 'too_large_when_expanded' | 'took_too_long' | 'fetch_failed' | null;
   content_hash: string | null;
   chunks: number;
   created_at: string;

@@ -95,8 +95,11 @@ const PACKAGE_RELS = '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns
 
 interface ZipEntry { name: string; data: Buffer; deflated?: { crc: number; size: number } }
 
-/** A zip archive (stored entries, or entries already deflated with their CRC and uncompressed size). */
-function zipArchive(entries: ZipEntry[]): Buffer {
+/** A zip archive's two parts: its entries (local headers and data) and its central directory. */
+interface ZipParts { locals: Buffer; directory: Buffer; count: number }
+
+/** The parts of a zip archive (stored entries, or entries already deflated with their CRC and uncompressed size). */
+function zipParts(entries: ZipEntry[]): ZipParts {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -127,12 +130,96 @@ function zipArchive(entries: ZipEntry[]): Buffer {
     centrals.push(central, name);
     offset += local.length + name.length + entry.data.length;
   }
-  const directory = Buffer.concat(centrals);
+  return { locals: Buffer.concat(locals), directory: Buffer.concat(centrals), count: entries.length };
+}
+
+/** The End Of Central Directory record of a directory of `count` entries, `size` bytes long, declared at `offset`. */
+function endOfDirectory(count: number, size: number, offset: number): Buffer {
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(size, 12);
   end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  return end;
+}
+
+/** A zip archive (stored entries, or entries already deflated with their CRC and uncompressed size). */
+function zipArchive(entries: ZipEntry[]): Buffer {
+  const { locals, directory, count } = zipParts(entries);
+  return Buffer.concat([locals, directory, endOfDirectory(count, directory.length, locals.length)]);
+}
+
+/**
+ * A DOCX that is two archives in one file: a harmless decoy where the end record says the directory is,
+ * and a hidden one (`hidden`, e.g. a bomb) that a reader shifting offsets finds instead. The end record
+ * declares the decoy's directory offset with the hidden directory's size, so the directory does not end
+ * where the end record begins: JSZip (mammoth's reader) then shifts every offset by the difference, which
+ * lands on the hidden directory and the hidden entries, while a check that trusts the declared offset
+ * reads the decoy.
+ */
+export function makeDecoyDocx(hidden: Buffer): Buffer {
+  const decoy = zipParts(docxEntries('<w:p><w:r><w:t>A harmless decoy.</w:t></w:r></w:p>'));
+  const bomb = zipOf(hidden);
+  if (decoy.count !== bomb.count) throw new Error('the decoy and the hidden archive must have as many entries');
+  // The decoy's directory is declared where the hidden entries end, so the shift lands exactly on the hidden part.
+  const padding = Buffer.alloc(bomb.locals.length - decoy.locals.length);
+  const front = Buffer.concat([decoy.locals, padding, decoy.directory]);
+  return Buffer.concat([front, bomb.locals, bomb.directory, endOfDirectory(bomb.count, bomb.directory.length, decoy.locals.length + padding.length)]);
+}
+
+/** The parts of a zip archive made by zipArchive (its directory found from its end record). */
+function zipOf(archive: Buffer): ZipParts {
+  const end = archive.length - 22;
+  const size = archive.readUInt32LE(end + 12);
+  const offset = archive.readUInt32LE(end + 16);
+  return { locals: archive.subarray(0, offset), directory: archive.subarray(offset, offset + size), count: archive.readUInt16LE(end + 10) };
+}
+
+/** The three entries of a minimal DOCX whose body holds `bodyXml`. */
+function docxEntries(bodyXml: string): ZipEntry[] {
+  const documentXml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+    + `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${bodyXml}</w:body></w:document>`;
+  return [
+    { name: '[Content_Types].xml', data: Buffer.from(CONTENT_TYPES) },
+    { name: '_rels/.rels', data: Buffer.from(PACKAGE_RELS) },
+    { name: 'word/document.xml', data: Buffer.from(documentXml) },
+  ];
+}
+
+/** A small DOCX (stored, not deflated) whose body holds `bodyXml` (e.g. a marker paragraph). */
+export function makeMinimalDocx(bodyXml: string): Buffer {
+  return zipArchive(docxEntries(bodyXml));
+}
+
+/**
+ * A PDF of one page whose content stream inflates to `expandedMb` MB (spaces after one line of text), in a
+ * few MB: one deflated megabyte, flushed so it stands alone, repeated inside a zlib stream.
+ */
+export function makePdfBomb(expandedMb: number): Buffer {
+  const megabyte = deflateRawSync(Buffer.alloc(1024 * 1024, 0x20), { finishFlush: zlibConstants.Z_FULL_FLUSH });
+  const text = deflateRawSync(Buffer.from('BT /F1 12 Tf 72 712 Td (Hello from a very large stream) Tj ET\n'), { finishFlush: zlibConstants.Z_FULL_FLUSH });
+  // zlib's header, the blocks, a final empty block and an Adler-32 that no reader checks before the end.
+  const stream = Buffer.concat([Buffer.from([0x78, 0x9c]), text, ...Array.from({ length: expandedMb }, () => megabyte), deflateRawSync(Buffer.alloc(0)), Buffer.alloc(4)]);
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    null,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  objects.forEach((object, index) => {
+    offsets.push(length);
+    const part = object === null
+      ? Buffer.concat([Buffer.from(`${index + 1} 0 obj\n<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream\nendobj\n')])
+      : Buffer.from(`${index + 1} 0 obj\n${object}\nendobj\n`);
+    parts.push(part);
+    length += part.length;
+  });
+  const xref = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')}`
+    + `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`;
+  return Buffer.concat([...parts, Buffer.from(xref)]);
 }

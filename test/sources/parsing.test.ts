@@ -112,8 +112,8 @@ describe('DOCX', () => {
   });
 
   it('refuses a DOCX that expands enormously, whether its zip tells the truth about sizes or not', async () => {
-    expect((await documentError(() => parseFile(makeDocxBomb(), 'docx'))).message).toMatch(/expands to more than 50 MB/);
-    expect((await documentError(() => parseFile(makeDocxBomb({ lieAboutSize: true }), 'docx'))).message).toMatch(/expands to more than 50 MB/);
+    expect((await documentError(() => parseFile(makeDocxBomb(), 'docx'))).message).toMatch(/expands to more than 25 MB/);
+    expect((await documentError(() => parseFile(makeDocxBomb({ lieAboutSize: true }), 'docx'))).message).toMatch(/expands to more than 25 MB/);
   });
 
   it('fails bytes that are not a Word document with a DocumentError', async () => {

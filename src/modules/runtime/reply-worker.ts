@@ -17,8 +17,13 @@ import { replyJobRepository, runtimeRepository, type JobKind, type JobRow, type 
 
 /** Messages of the transcript handed to the engine. */
 const TRANSCRIPT_LENGTH = 20;
-/** Attempts before a job is given up (the engine already answers provider failures with a fallback). */
-const MAX_ATTEMPTS = 5;
+/**
+ * Claims of a job before it is given up, whether its runs threw or died with their process (the engine
+ * already answers provider failures with a fallback). A sync that takes its process down is given up sooner.
+ */
+const MAX_ATTEMPTS: Record<JobKind, number> = { reply: 5, ingest: 3 };
+/** The reason recorded on a job given up because its runner died holding it, run after run. */
+const CRASHED_REPEATEDLY = 'crashed_repeatedly';
 
 /** What running a job gave: the stored answer, or null when none was due (human mode, closed, gone). */
 export type JobOutcome = { status: 'answered'; reply: MessageView } | { status: 'silent' } | { status: 'failed'; error: string };
@@ -51,8 +56,12 @@ export interface ReplyWorkerDeps {
 export interface IngestRunner {
   /** Ingests the job's source; `signal` aborts when the process shuts down (the job is then resumed later). */
   run(job: JobRow, signal: AbortSignal): Promise<void>;
+  /** Records that a source's sync was given up (its job crashed its process every time); never throws. */
+  giveUp(job: JobRow, reason: string): Promise<void>;
   /** Queues an ingest job for every source whose scheduled re-sync is due; returns how many. */
   queueDue(now: string): Promise<number>;
+  /** Ends what the runner keeps running between jobs (the parse sandbox's processes). */
+  close(): Promise<void>;
 }
 
 /** How often the worker looks for sources due for a scheduled re-sync. */
@@ -135,7 +144,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
 
   async function retryOrFail(job: JobRow, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
-    const giveUp = Number(job.attempts) >= MAX_ATTEMPTS;
+    const giveUp = Number(job.attempts) >= MAX_ATTEMPTS[job.kind];
     log.error({ err: error, job_id: job.id, kind: job.kind, attempts: job.attempts }, giveUp ? `${job.kind} job failed for good` : `${job.kind} job failed; will retry`);
     await replyJobRepository.update(db, job.workspace_id, job.id, {
       state: giveUp ? 'failed' : 'pending',
@@ -203,7 +212,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     } catch (error) {
       if (signal.aborted) {
         await replyJobRepository
-          .update(db, job.workspace_id, job.id, { state: 'pending', locked_until: null, updated_at: clock.now().toISOString() })
+          .handBack(db, job.workspace_id, job.id, clock.now().toISOString())
           .catch((cause: unknown) => log.warn({ err: cause, job_id: job.id }, 'could not hand an ingest job back'));
         return;
       }
@@ -220,6 +229,16 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     lastScheduleCheck = clock.monotonicMs();
     const queued = await ingest.runner.queueDue(clock.now().toISOString());
     if (queued > 0) log.info({ queued }, 'scheduled source re-syncs queued');
+  }
+
+  // Jobs whose runner died holding them on every attempt (a poison pill that takes its process down) are
+  // failed for good instead of being claimed again; a source says its sync was given up.
+  async function failExhausted(kind: JobKind): Promise<void> {
+    const given = await replyJobRepository.failExhausted(db, kind, clock.now().toISOString(), MAX_ATTEMPTS[kind], CRASHED_REPEATEDLY);
+    for (const job of given) {
+      log.error({ job_id: job.id, kind, attempts: job.attempts, reason: CRASHED_REPEATEDLY }, `${kind} job given up: its runner died on every attempt`);
+      if (job.kind === 'ingest' && ingest) await ingest.runner.giveUp(job, CRASHED_REPEATEDLY);
+    }
   }
 
   // Holds a slot while the job runs; a freed slot looks for the next job at once.
@@ -245,13 +264,14 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     try {
       await queueScheduled();
       for (const kind of ['reply', 'ingest'] as const) {
+        if (polled[kind].size < slots[kind]) await failExhausted(kind);
         while (!stopped && polled[kind].size < slots[kind]) {
           const now = clock.now().toISOString();
-          const job = await replyJobRepository.claimNext(db, kind, now, later(clock, leaseMs));
+          const job = await replyJobRepository.claimNext(db, kind, now, later(clock, leaseMs), MAX_ATTEMPTS[kind]);
           if (!job) break;
           if (stopped) {
             // Claimed while draining: not started, so it stays for the next process rather than get the fallback.
-            await replyJobRepository.update(db, job.workspace_id, job.id, { state: 'pending', locked_until: null, updated_at: clock.now().toISOString() });
+            await replyJobRepository.handBack(db, job.workspace_id, job.id, clock.now().toISOString());
             break;
           }
           const work = job.kind === 'ingest' && ingest ? track(executeIngest(job, ingest.runner)) : run(job as ReplyJobRow);
@@ -327,6 +347,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     async stop(): Promise<void> {
       drain();
       await Promise.allSettled([...active]);
+      await ingest?.runner.close();
     },
 
     nudge,
@@ -338,7 +359,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
     async answerNow(workspaceId: string, messageId: string, stream: ReplyStream = {}): Promise<JobOutcome | null> {
       const job = await replyJobRepository.findByMessage(db, workspaceId, messageId);
       if (!job) return null;
-      const claimed = await replyJobRepository.claim(db, workspaceId, job.id, clock.now().toISOString(), later(clock, leaseMs));
+      const claimed = await replyJobRepository.claim(db, workspaceId, job.id, clock.now().toISOString(), later(clock, leaseMs), MAX_ATTEMPTS.reply);
       if (claimed) return run(claimed as ReplyJobRow, stream);
       return running.get(job.id) ?? track(awaitOtherRunner(job));
     },

@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
 import { claimLocked, lockedForUpdate } from '../../db/dialect.js';
-import type { Db, ReplyJobsTable } from '../../db/schema.js';
+import type { Database, Db, ReplyJobsTable } from '../../db/schema.js';
 import { CHATBOT_COLUMNS, type ChatbotRow } from '../chatbots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
 import { MESSAGE_COLUMNS, type MessageRow } from '../messages/repository.js';
@@ -36,38 +36,63 @@ export const replyJobRepository = {
 
   /**
    * Claims the next due job of a kind, of any workspace: pending and due, or running with a lapsed lease (its
-   * runner died). One conditional UPDATE: on PostgreSQL the inner SELECT skips rows other instances are claiming.
+   * runner died), and not yet claimed `maxAttempts` times. One conditional UPDATE: on PostgreSQL the inner
+   * SELECT skips rows other instances are claiming. Ingest jobs are fair between workspaces: a workspace
+   * with a sync running (under a live lease, on any instance) gets no second one, so one workspace's long
+   * syncs never hold every slot while another's wait.
    */
-  async claimNext(db: Db, kind: JobKind, now: string, lockedUntil: string): Promise<JobRow | undefined> {
-    const next = claimLocked(
-      db,
-      db
-        .selectFrom('reply_jobs')
-        .select('id')
-        .where('kind', '=', kind)
-        .where((eb) => eb.or([
-          eb.and([eb('state', '=', 'pending'), eb('run_after', '<=', now)]),
-          eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)]),
-        ]))
-        .orderBy('run_after')
-        .limit(1),
-    );
+  async claimNext(db: Db, kind: JobKind, now: string, lockedUntil: string, maxAttempts: number): Promise<JobRow | undefined> {
+    let candidates = db
+      .selectFrom('reply_jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where('attempts', '<', maxAttempts)
+      .where((eb) => claimable(eb, now));
+    if (kind === 'ingest') {
+      candidates = candidates.where(({ not, exists, selectFrom }) => not(exists(
+        selectFrom('reply_jobs as busy')
+          .select('busy.id')
+          .whereRef('busy.workspace_id', '=', 'reply_jobs.workspace_id')
+          .where('busy.kind', '=', 'ingest')
+          .where('busy.state', '=', 'running')
+          .where('busy.locked_until', '>=', now),
+      )));
+    }
+    const next = claimLocked(db, candidates.orderBy('run_after').limit(1));
     return db
       .updateTable('reply_jobs')
       .set((eb) => ({ state: 'running', locked_until: lockedUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('id', '=', next)
-      .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)])]))
+      .where('attempts', '<', maxAttempts)
+      .where((eb) => claimable(eb, now))
       .returning(JOB_COLUMNS)
       .executeTakeFirst();
   },
 
+  /**
+   * Fails the jobs of a kind that were claimed `maxAttempts` times and whose last runner died holding them
+   * (a lapsed lease): a job that takes its process down every time (a poison pill) is never claimed again.
+   * Returns them, so their owners can say why (a source's sync).
+   */
+  async failExhausted(db: Db, kind: JobKind, now: string, maxAttempts: number, reason: string): Promise<JobRow[]> {
+    return db
+      .updateTable('reply_jobs')
+      .set({ state: 'failed', locked_until: null, last_error: reason, updated_at: now })
+      .where('kind', '=', kind)
+      .where('attempts', '>=', maxAttempts)
+      .where((eb) => claimable(eb, now))
+      .returning(JOB_COLUMNS)
+      .execute();
+  },
+
   /** Claims one given job when nobody holds it (the widget request answering its own message). */
-  async claim(db: Db, workspaceId: string, id: string, now: string, lockedUntil: string): Promise<JobRow | undefined> {
+  async claim(db: Db, workspaceId: string, id: string, now: string, lockedUntil: string, maxAttempts: number): Promise<JobRow | undefined> {
     return db
       .updateTable('reply_jobs')
       .set((eb) => ({ state: 'running', locked_until: lockedUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('workspace_id', '=', workspaceId)
       .where('id', '=', id)
+      .where('attempts', '<', maxAttempts)
       .where((eb) => eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)])]))
       .returning(JOB_COLUMNS)
       .executeTakeFirst();
@@ -82,7 +107,26 @@ export const replyJobRepository = {
   async update(db: Db, workspaceId: string, id: string, changes: Partial<Pick<JobRow, 'state' | 'run_after' | 'locked_until' | 'last_error' | 'reply_message_id' | 'updated_at'>>): Promise<void> {
     await db.updateTable('reply_jobs').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
   },
+
+  /** Gives a claimed job back unstarted or interrupted by a shutdown: pending again, and the claim not counted as an attempt. */
+  async handBack(db: Db, workspaceId: string, id: string, now: string): Promise<void> {
+    await db
+      .updateTable('reply_jobs')
+      .set((eb) => ({ state: 'pending', locked_until: null, attempts: eb('attempts', '-', 1), updated_at: now }))
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .where('attempts', '>', 0)
+      .execute();
+  },
 };
+
+/** Due (pending, run_after passed) or abandoned (running, lease lapsed). */
+function claimable(eb: ExpressionBuilder<Database, 'reply_jobs'>, now: string) {
+  return eb.or([
+    eb.and([eb('state', '=', 'pending'), eb('run_after', '<=', now)]),
+    eb.and([eb('state', '=', 'running'), eb('locked_until', '<', now)]),
+  ]);
+}
 
 /** SQL for the ingest jobs of sources. */
 export const ingestJobRepository = {

@@ -1,13 +1,16 @@
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseHTML } from 'linkedom';
 import picomatch from 'picomatch';
 import robotsParserModule from 'robots-parser';
 import { OutboundError, safeFetch, type OutboundPolicy } from '../../lib/outbound-fetch.js';
+import { parseLink, pageLinks, type PageLinks } from './parsing/links.js';
 import { collectSitemapUrls } from './sitemap.js';
 
 /** How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all. */
 export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[] }
+
+/** Reads an HTML page's links and canonical URL: the parse sandbox's, or in this process (pageLinks) for trusted pages. */
+export type LinkReader = (body: Uint8Array, contentType: string | null, url: string) => Promise<PageLinks>;
 
 /**
  * One fetched page: its body as served (HTML, or a PDF the caller may ingest), or why it failed; `found`:
@@ -24,28 +27,8 @@ const ASSET = /\.(png|jpe?g|gif|webp|avif|svg|ico|bmp|tiff?|css|js|mjs|map|json|
 // robots-parser is CommonJS (module.exports = the function) while its types declare an ES default export.
 const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.default;
 
-/** The parts of linkedom's document read here (the DOM lib types are not part of this Node project). */
-interface LinkElement { getAttribute(name: string): string | null }
-interface LinkDocument {
-  querySelector(selector: string): LinkElement | null;
-  querySelectorAll(selector: string): Iterable<LinkElement>;
-}
-
 /** Politeness: a robots.txt Crawl-delay is honoured up to this many seconds between requests. */
 const MAX_CRAWL_DELAY_S = 2;
-
-/** An http(s) URL without its fragment, or null for anything else (mailto:, javascript:, garbage). */
-function parseLink(href: string, base?: URL): URL | null {
-  let url: URL;
-  try {
-    url = new URL(href, base);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  return url;
-}
 
 /** The identity of a page for de-duplication: `/a` and `/a/` are one page; an empty query is no query. */
 function pageKey(url: URL): string {
@@ -101,32 +84,6 @@ async function loadRobots(origin: string, policy: OutboundPolicy): Promise<SiteR
   };
 }
 
-function decodeHtml(body: Uint8Array, contentType: string | null): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType ?? '')?.[1] ?? 'utf-8';
-  try {
-    return new TextDecoder(charset).decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
-  }
-}
-
-/** The links a page offers to follow (none when it says nofollow) and its canonical URL. */
-function readPage(html: string, pageUrl: URL): { links: URL[]; canonical: URL | null } {
-  const document = parseHTML(html).document as unknown as LinkDocument;
-  const base = parseLink(document.querySelector('base[href]')?.getAttribute('href') ?? '', pageUrl) ?? pageUrl;
-  const canonicalHref = document.querySelector('link[rel~="canonical"][href]')?.getAttribute('href');
-  const canonical = canonicalHref ? parseLink(canonicalHref, base) : null;
-  const metaRobots = document.querySelector('meta[name="robots" i]')?.getAttribute('content') ?? '';
-  if (/nofollow|none/i.test(metaRobots)) return { links: [], canonical };
-  const links: URL[] = [];
-  for (const anchor of document.querySelectorAll('a[href], area[href]')) {
-    if (/\bnofollow\b/i.test(anchor.getAttribute('rel') ?? '')) continue;
-    const link = parseLink(anchor.getAttribute('href') ?? '', base);
-    if (link) links.push(link);
-  }
-  return { links, canonical };
-}
-
 /** The reason a page failed, readable by the user. */
 function failure(error: unknown): string {
   if (error instanceof OutboundError) return error.message;
@@ -144,7 +101,12 @@ function failure(error: unknown): string {
  * time, breadth first: the start page, then the sitemap's pages (depth 1; read once the start page answered,
  * even with an error status), then the links found.
  */
-export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: OutboundPolicy): AsyncGenerator<CrawledPage> {
+export async function* crawlSite(
+  startUrl: string,
+  limits: CrawlLimits,
+  policy: OutboundPolicy,
+  readLinks: LinkReader = async (body, contentType, url) => pageLinks(body, contentType, url),
+): AsyncGenerator<CrawledPage> {
   const start = parseLink(startUrl.trim());
   if (!start) throw new OutboundError('refused: only http and https URLs are crawled');
   let origin = start.origin;
@@ -208,15 +170,15 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
       continue;
     }
 
-    const page = HTML.test(response.contentType ?? '') ? readPage(decodeHtml(response.body, response.contentType), final) : null;
+    const page = HTML.test(response.contentType ?? '') ? await readLinks(response.body, response.contentType, final.href).catch(() => null) : null;
     // A canonical link is honoured only between variants of one path (?ref=, ?sort=): sites that point every
     // page's canonical at the home page are common enough that trusting it further would drop whole sites.
-    const canonical = page?.canonical;
+    const canonical = page?.canonical ? new URL(page.canonical) : null;
     if (canonical && canonical.origin === origin && canonical.pathname === final.pathname && pageKey(canonical) !== finalKey) {
       if (fetchedKeys.has(pageKey(canonical))) continue;
       seen.add(pageKey(canonical));
     }
-    if (page && depth < limits.maxDepth) for (const link of page.links) admit(link, depth + 1);
+    if (page && depth < limits.maxDepth) for (const link of page.links) admit(new URL(link), depth + 1);
     yielded++;
     yield { url: final.href, depth, found: found(), ok: true, contentType: response.contentType, body: response.body };
   }

@@ -13,7 +13,8 @@ import { embedChunks } from './embedding.js';
 import { ingestJobRepository, replyJobRepository, type JobRow } from '../runtime/repository.js';
 import type { IngestRunner, WorkerLog } from '../runtime/reply-worker.js';
 import { crawlSite } from './crawler.js';
-import { DocumentError, chunkDocument, detectFileKind, parseFile, parseHtml, parseText, type ParsedDocument } from './parsing/index.js';
+import { DocumentError, chunkDocument, detectFileKind, parseText, type DocumentErrorCode, type ParsedDocument } from './parsing/index.js';
+import { createParseSandbox } from './parsing/sandbox.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
 import { presentSource } from './presenter.js';
 import { createEventWriter } from '../events/writer.js';
@@ -34,7 +35,7 @@ export interface SourceConfigJson {
  */
 type Found =
   | { url: string; hash: string; read: () => Promise<ParsedDocument>; found?: number }
-  | { url: string; error: string; found?: number };
+  | { url: string; error: string; errorCode: DocumentErrorCode; found?: number };
 
 const DOCUMENT_ERROR_LENGTH = 500;
 // How much of a file its type is judged by: a Word file's zip may name word/document.xml well past its first bytes.
@@ -110,18 +111,19 @@ export interface PreparedDocument {
   hash: string | null;
   parsed: ParsedDocument | null;
   error: string | null;
+  errorCode: DocumentErrorCode | null;
 }
 
 /** Reads a found document; a DocumentError (corrupt PDF, empty page, …) becomes that document's error. */
 export async function prepareDocument(found: Found): Promise<PreparedDocument> {
-  if ('error' in found) return { url: found.url, hash: null, parsed: null, error: found.error };
+  if ('error' in found) return { url: found.url, hash: null, parsed: null, error: found.error, errorCode: found.errorCode };
   try {
     const parsed = await found.read();
     if (parsed.blocks.length === 0) throw new DocumentError('The document has no readable text.');
-    return { url: found.url, hash: found.hash, parsed, error: null };
+    return { url: found.url, hash: found.hash, parsed, error: null, errorCode: null };
   } catch (cause) {
     if (!(cause instanceof DocumentError)) throw cause;
-    return { url: found.url, hash: null, parsed: null, error: cause.message };
+    return { url: found.url, hash: null, parsed: null, error: cause.message, errorCode: cause.code };
   }
 }
 
@@ -167,6 +169,7 @@ export async function storeDocument(trx: Transaction<Database>, clock: Clock, so
     title,
     status: error === null ? ('ready' as const) : ('failed' as const),
     error: error === null ? null : error.slice(0, DOCUMENT_ERROR_LENGTH),
+    error_code: error === null ? null : (document.errorCode ?? 'unreadable'),
     content_hash: error === null ? document.hash : null,
     chunks: chunkCount,
   };
@@ -207,6 +210,8 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
   const { db, clock, config, log } = deps;
   const policy = outboundPolicy(config, deps.userAgent);
   const events = createEventWriter(clock);
+  // Untrusted files and pages are parsed in child processes with memory and time limits, never here.
+  const sandbox = createParseSandbox({ memoryMb: config.parse.memoryMb, timeoutMs: config.parse.timeoutMs, maxExpandedBytes: config.maxExpandedBytes, size: config.ingestConcurrency });
 
   /** Settles the source's status and counts, and tells integrations (`source.synced`), in one transaction. */
   async function finish(trx: Transaction<Database>, current: SourceRow, changes: Partial<SourceRow>): Promise<void> {
@@ -226,17 +231,17 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       const name = settings.filename ?? 'file';
       const kind = bytes ? detectFileKind(name, settings.media_type ?? null, bytes.subarray(0, DETECTION_BYTES)) : null;
       if (!bytes || !kind) {
-        yield { url: `file:${name}`, error: 'The file is missing or of an unsupported type.' };
+        yield { url: `file:${name}`, error: 'The file is missing or of an unsupported type.', errorCode: 'unreadable' };
         return;
       }
-      yield { url: `file:${name}`, hash: sha256(bytes), read: () => parseFile(bytes, kind) };
+      yield { url: `file:${name}`, hash: sha256(bytes), read: () => sandbox.parse(bytes, kind) };
       return;
     }
     const crawl = settings.crawl ?? { max_pages: config.crawlDefaults.maxPages, max_depth: config.crawlDefaults.maxDepth, include: [], exclude: [] };
     const limits = { maxPages: Math.min(crawl.max_pages, config.maxPages), maxDepth: crawl.max_depth, include: crawl.include, exclude: crawl.exclude };
-    for await (const page of crawlSite(source.url ?? '', limits, policy)) {
+    for await (const page of crawlSite(source.url ?? '', limits, policy, sandbox.links)) {
       if (!page.ok) {
-        yield { url: page.url, error: page.error, found: page.found };
+        yield { url: page.url, error: page.error, errorCode: 'fetch_failed', found: page.found };
         continue;
       }
       const body = page.body;
@@ -244,8 +249,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       const kind = /html/i.test(page.contentType ?? '') ? 'html' : detectFileKind(path, page.contentType, body.subarray(0, DETECTION_BYTES));
       // Not a page or a document we read (a feed, sitemap.xml, an image a link pointed at): not part of the knowledge.
       if (!kind) continue;
-      const read = kind === 'html' ? async () => parseHtml(new TextDecoder().decode(body), page.url) : () => parseFile(body, kind);
-      yield { url: page.url, hash: sha256(body), read, found: page.found };
+      yield { url: page.url, hash: sha256(body), read: () => sandbox.parse(body, kind), found: page.found };
     }
   }
 
@@ -322,6 +326,19 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
         }
         throw error;
       }
+    },
+
+    close: () => sandbox.close(),
+
+    async giveUp(job: JobRow, reason: string): Promise<void> {
+      if (!job.source_id) return;
+      const message = `The sync was given up after ${job.attempts} attempts: each time, the process running it stopped before it finished (${reason}). Sync again to retry.`;
+      const sourceId = job.source_id;
+      await inTransaction(db, {}, async (trx) => {
+        const source = await sourceRepository.findInWorkspace(trx, job.workspace_id, sourceId);
+        const current = source && await sourceRepository.find(trx, job.workspace_id, source.chatbot_id, sourceId, { forUpdate: true });
+        if (current) await finish(trx, current, { status: 'failed', error: message, sync_done: null, sync_found: null });
+      }).catch((error: unknown) => log.warn({ err: error, source_id: job.source_id }, 'could not record a given-up sync'));
     },
 
     async queueDue(now: string): Promise<number> {

@@ -33,6 +33,7 @@ export function presentSourceDocument(row: SourceDocumentRow): SourceDocumentVie
     title: row.title,
     status: row.status,
     error: row.error,
+    error_code: row.error_code ?? null,
     chunks: Number(row.chunks),
     created_at: row.created_at,
     updated_at: row.updated_at,

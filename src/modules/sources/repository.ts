@@ -13,7 +13,7 @@ const SOURCE_COLUMNS = [
   'id', 'workspace_id', 'chatbot_id', 'type', 'origin', 'title', 'url', 'config', 'status', 'documents', 'chunks', 'failed_documents',
   'error', 'sync_interval_hours', 'next_sync_at', 'last_synced_at', 'sync_done', 'sync_found', 'created_at', 'updated_at',
 ] as const;
-const DOCUMENT_COLUMNS = ['id', 'workspace_id', 'chatbot_id', 'source_id', 'url', 'title', 'status', 'error', 'content_hash', 'chunks', 'created_at', 'updated_at'] as const;
+const DOCUMENT_COLUMNS = ['id', 'workspace_id', 'chatbot_id', 'source_id', 'url', 'title', 'status', 'error', 'error_code', 'content_hash', 'chunks', 'created_at', 'updated_at'] as const;
 
 /** All SQL of sources, their files and documents; the workspace id is in every query. */
 export const sourceRepository = {

@@ -4,6 +4,7 @@ import { IdOf, ListOf, Nullable, PageQuery, Timestamp } from '../../http/schemas
 export const SOURCE_TYPES = ['website', 'file', 'text', 'qa'] as const;
 export const SOURCE_STATUSES = ['queued', 'syncing', 'ready', 'failed'] as const;
 export const DOCUMENT_STATUSES = ['pending', 'ready', 'failed'] as const;
+export const DOCUMENT_ERROR_CODES = ['unreadable', 'too_large_when_expanded', 'took_too_long', 'fetch_failed'] as const;
 
 export type SourceType = (typeof SOURCE_TYPES)[number];
 export type SourceStatus = (typeof SOURCE_STATUSES)[number];
@@ -53,6 +54,10 @@ export const SourceDocument = Type.Object(
     title: Nullable(Type.String()),
     status: Type.Enum(DOCUMENT_STATUSES),
     error: Nullable(Type.String({ description: 'Why the document could not be read (a 404, a corrupt PDF, …).' })),
+    error_code: Nullable(Type.Enum(DOCUMENT_ERROR_CODES, {
+      description: 'Why, as a code: `unreadable` (corrupt, encrypted, empty), `too_large_when_expanded` (it unpacks or parses past the memory allowed), ' +
+        '`took_too_long` (past the parse deadline), `fetch_failed` (the page could not be fetched). Null when the document was read.',
+    })),
     chunks: Type.Integer(),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -5,16 +5,15 @@ import { firstHeading } from './text.js';
 import { collapseWhitespace, DocumentError, type ParsedDocument } from './types.js';
 import { expandedSize, readSmallEntry, zipEntries } from './zip.js';
 
-/** A DOCX that unpacks to more than this is refused before mammoth reads it (a "zip bomb"). */
-export const MAX_DOCX_EXPANDED_MB = 50;
-const MAX_EXPANDED_BYTES = MAX_DOCX_EXPANDED_MB * 1024 * 1024;
+/** A DOCX that unpacks to more than this (SOURCE_MAX_EXPANDED_MB) is refused before mammoth reads it (a "zip bomb"). */
+export const DEFAULT_MAX_EXPANDED_BYTES = 25 * 1024 * 1024;
 
 /** A Word document through mammoth (→ HTML → blocks, so headings and lists survive); the title from its properties or first heading. */
-export async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
+export async function parseDocx(bytes: Uint8Array, maxExpandedBytes = DEFAULT_MAX_EXPANDED_BYTES): Promise<ParsedDocument> {
   const entries = zipEntries(bytes);
   if (!entries) throw new DocumentError('The file is not a valid DOCX (it is damaged, or not a ZIP archive).');
   if (!entries.some((entry) => entry.name === 'word/document.xml')) throw new DocumentError('The file is a ZIP archive but not a Word document.');
-  await refuseBombs(bytes, entries);
+  await refuseBombs(bytes, entries, maxExpandedBytes);
 
   let html: string;
   try {
@@ -33,13 +32,16 @@ export async function parseDocx(bytes: Uint8Array): Promise<ParsedDocument> {
 }
 
 /** Declared sizes first (cheap), then the real ones, counted while inflating: declared sizes can lie. */
-async function refuseBombs(bytes: Uint8Array, entries: NonNullable<ReturnType<typeof zipEntries>>) {
-  const tooLarge = () => new DocumentError(`The DOCX expands to more than ${MAX_DOCX_EXPANDED_MB} MB when unpacked; it is refused as a likely zip bomb.`);
-  if (entries.reduce((sum, entry) => sum + entry.declaredSize, 0) > MAX_EXPANDED_BYTES) throw tooLarge();
+async function refuseBombs(bytes: Uint8Array, entries: NonNullable<ReturnType<typeof zipEntries>>, limit: number) {
+  const tooLarge = () => new DocumentError(
+    `The DOCX expands to more than ${Math.round(limit / 1024 / 1024)} MB when unpacked (SOURCE_MAX_EXPANDED_MB); it is refused as a likely zip bomb.`,
+    'too_large_when_expanded',
+  );
+  if (entries.reduce((sum, entry) => sum + entry.declaredSize, 0) > limit) throw tooLarge();
   let total = 0;
   for (const entry of entries) {
-    total += await expandedSize(bytes, entry, MAX_EXPANDED_BYTES - total);
-    if (total > MAX_EXPANDED_BYTES) throw tooLarge();
+    total += await expandedSize(bytes, entry, limit - total);
+    if (total > limit) throw tooLarge();
   }
 }
 

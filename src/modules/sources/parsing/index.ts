@@ -11,27 +11,33 @@ import { DocumentError, type Block, type FileKind, type ParsedDocument } from '.
 
 export { chunkDocument, type Chunk, type ChunkOptions } from './chunk.js';
 export { detectFileKind } from './detect.js';
-export { MAX_DOCX_EXPANDED_MB } from './docx.js';
+export { DEFAULT_MAX_EXPANDED_BYTES } from './docx.js';
 export { parseHtml } from './html.js';
 export { parseText } from './text.js';
-export { DocumentError, type Block, type FileKind, type ParsedDocument } from './types.js';
+export { DocumentError, type Block, type DocumentErrorCode, type FileKind, type ParsedDocument } from './types.js';
 
 /** Text beyond this is dropped unless the caller sets its own bound (about 1,000 pages of prose). */
 export const DEFAULT_MAX_TEXT_CHARS = 3_000_000;
 
-/** Parses a file (throws DocumentError: corrupt/encrypted PDF, DOCX bomb, empty, …). maxTextChars bounds output. */
-export async function parseFile(bytes: Uint8Array, kind: FileKind, options: { maxTextChars?: number } = {}): Promise<ParsedDocument> {
+/** What bounds a parse: the text kept (maxTextChars) and what an archive may expand to (maxExpandedBytes). */
+export interface ParseOptions { maxTextChars?: number; maxExpandedBytes?: number }
+
+/**
+ * Parses a file (throws DocumentError: corrupt/encrypted PDF, DOCX bomb, empty, …), in this process: for
+ * untrusted files the ingestion goes through the parse sandbox (sandbox.ts), which runs this in a child process.
+ */
+export async function parseFile(bytes: Uint8Array, kind: FileKind, options: ParseOptions = {}): Promise<ParsedDocument> {
   const maxTextChars = options.maxTextChars ?? DEFAULT_MAX_TEXT_CHARS;
-  const doc = await parseByKind(bytes, kind, maxTextChars);
+  const doc = await parseByKind(bytes, kind, maxTextChars, options.maxExpandedBytes);
   const blocks = boundText(doc.blocks, maxTextChars);
   if (!blocks.some((block) => block.kind !== 'heading')) throw new DocumentError('The document has no text to read.');
   return { title: doc.title, blocks };
 }
 
-async function parseByKind(bytes: Uint8Array, kind: FileKind, maxTextChars: number): Promise<ParsedDocument> {
+async function parseByKind(bytes: Uint8Array, kind: FileKind, maxTextChars: number, maxExpandedBytes: number | undefined): Promise<ParsedDocument> {
   switch (kind) {
     case 'pdf': return parsePdf(bytes, maxTextChars);
-    case 'docx': return parseDocx(bytes);
+    case 'docx': return parseDocx(bytes, maxExpandedBytes);
     case 'markdown': return parseMarkdown(decodeText(bytes));
     case 'html': return parseHtml(decodeText(bytes), null);
     case 'text': return parseText(null, decodeText(bytes));

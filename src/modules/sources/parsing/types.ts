@@ -9,9 +9,19 @@ export type Block =
 /** A document reduced to its title and its blocks. */
 export interface ParsedDocument { title: string | null; blocks: Block[] }
 
-/** A document that cannot be read: its message is shown to the user as the document's error. */
+/**
+ * Why a document could not be read, as the API names it: `unreadable` (corrupt, encrypted, empty, of a kind
+ * not read), `too_large_when_expanded` (it unpacks or parses past the memory allowed), `took_too_long` (past
+ * the parse deadline), `fetch_failed` (a crawled page that could not be fetched).
+ */
+export type DocumentErrorCode = 'unreadable' | 'too_large_when_expanded' | 'took_too_long' | 'fetch_failed';
+
+/** A document that cannot be read: its message is shown to the user as the document's error, beside its code. */
 export class DocumentError extends Error {
   override name = 'DocumentError';
+  constructor(message: string, readonly code: DocumentErrorCode = 'unreadable') {
+    super(message);
+  }
 }
 
 /** Whitespace runs collapsed to one space, ends trimmed. */

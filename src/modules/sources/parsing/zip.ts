@@ -11,33 +11,53 @@ const MAX_ENTRIES = 10_000;
 const STORED = 0;
 const DEFLATED = 8;
 
-/** The entries of a ZIP archive's central directory, or null when the bytes are not a ZIP archive. */
+/**
+ * The entries of a ZIP archive's central directory, or null when the bytes are not a ZIP archive. Strict,
+ * so that every reader of the archive sees the same entries as this one: the central directory must end
+ * exactly where the end record begins (a reader such as JSZip otherwise shifts every offset by the
+ * difference, and one file can carry a decoy directory for a check and a bomb for the parser), the end
+ * record's comment must run to the end of the file, every entry's data must lie before the directory, and
+ * ZIP64 and multi-disk archives are refused (no document needs them under the upload limits).
+ */
 export function zipEntries(bytes: Uint8Array): ZipEntry[] | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const end = findEndOfDirectory(view);
   if (end === null) return null;
+  const damaged = () => new DocumentError('The document is a damaged or irregular ZIP archive (its directory is not where its end record says).');
+  const diskEntries = view.getUint16(end + 8, true);
   const count = view.getUint16(end + 10, true);
-  let offset = view.getUint32(end + 16, true);
+  const directorySize = view.getUint32(end + 12, true);
+  const directoryStart = view.getUint32(end + 16, true);
+  const commentLength = view.getUint16(end + 20, true);
+  if (count === 0xffff || directorySize === 0xffffffff || directoryStart === 0xffffffff) {
+    throw new DocumentError('The document is a ZIP64 archive, which is not read.');
+  }
+  if (view.getUint16(end + 4, true) !== 0 || view.getUint16(end + 6, true) !== 0 || diskEntries !== count) throw damaged();
+  if (end + 22 + commentLength !== view.byteLength || directoryStart + directorySize !== end) throw damaged();
   if (count > MAX_ENTRIES) throw new DocumentError('The archive holds too many files to be a document.');
   const entries: ZipEntry[] = [];
   const decoder = new TextDecoder();
+  let offset = directoryStart;
   for (let i = 0; i < count; i++) {
-    if (offset + 46 > view.byteLength || view.getUint32(offset, true) !== DIRECTORY_ENTRY) return null;
+    if (offset + 46 > end || view.getUint32(offset, true) !== DIRECTORY_ENTRY) throw damaged();
     const nameLength = view.getUint16(offset + 28, true);
     const extraLength = view.getUint16(offset + 30, true);
-    const commentLength = view.getUint16(offset + 32, true);
-    const name = decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength));
+    const entryCommentLength = view.getUint16(offset + 32, true);
     const entry: ZipEntry = {
-      name,
+      name: decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength)),
       method: view.getUint16(offset + 10, true),
       compressedSize: view.getUint32(offset + 20, true),
       declaredSize: view.getUint32(offset + 24, true),
       localHeaderOffset: view.getUint32(offset + 42, true),
     };
-    applyZip64Sizes(entry, view, offset + 46 + nameLength, extraLength);
+    if (entry.compressedSize === 0xffffffff || entry.declaredSize === 0xffffffff || entry.localHeaderOffset === 0xffffffff) {
+      throw new DocumentError('The document is a ZIP64 archive, which is not read.');
+    }
+    if (entry.localHeaderOffset + 30 + entry.compressedSize > directoryStart) throw damaged();
     entries.push(entry);
-    offset += 46 + nameLength + extraLength + commentLength;
+    offset += 46 + nameLength + extraLength + entryCommentLength;
   }
+  if (offset !== end) throw damaged();
   return entries;
 }
 
@@ -49,29 +69,13 @@ function findEndOfDirectory(view: DataView): number | null {
   return null;
 }
 
-/** ZIP64 keeps sizes and offsets that overflow 32 bits in an extra field (id 1), in this order. */
-function applyZip64Sizes(entry: ZipEntry, view: DataView, extraStart: number, extraLength: number) {
-  const fields = (['declaredSize', 'compressedSize', 'localHeaderOffset'] as const).filter((field) => entry[field] === 0xffffffff);
-  if (fields.length === 0) return;
-  for (let at = extraStart; at + 4 <= extraStart + extraLength;) {
-    const id = view.getUint16(at, true);
-    const size = view.getUint16(at + 2, true);
-    if (id === 1) {
-      fields.forEach((field, index) => {
-        if (at + 4 + index * 8 + 8 <= view.byteLength) entry[field] = Number(view.getBigUint64(at + 4 + index * 8, true));
-      });
-      return;
-    }
-    at += 4 + size;
-  }
-}
-
 /** The bytes of an entry as stored (compressed) in the archive. */
 function storedData(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const at = entry.localHeaderOffset;
   if (at + 30 > view.byteLength || view.getUint32(at, true) !== LOCAL_HEADER) throw new DocumentError('The document is a damaged ZIP archive.');
   const start = at + 30 + view.getUint16(at + 26, true) + view.getUint16(at + 28, true);
+  if (start + entry.compressedSize > view.byteLength) throw new DocumentError('The document is a damaged ZIP archive.');
   return bytes.subarray(start, start + entry.compressedSize);
 }
 
