@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,8 @@ export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1
  */
 export function benchDatabaseEnv(backend: Backend, name: string, options: { redis?: boolean } = {}): Record<string, string> {
   if (backend === 'postgres') {
-    return { DATABASE_URL: BENCH_PG_URL, DATABASE_SCHEMA: `bench_${name}_${process.pid}`, ...(options.redis === false ? {} : { REDIS_URL: BENCH_REDIS_URL }) };
+    // SECRET_KEY: PostgreSQL needs one to store webhook secrets (SQLite generates secret.key beside its file).
+    return { DATABASE_URL: BENCH_PG_URL, DATABASE_SCHEMA: `bench_${name}_${process.pid}`, SECRET_KEY: randomBytes(32).toString('base64'), ...(options.redis === false ? {} : { REDIS_URL: BENCH_REDIS_URL }) };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
   return { DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}` };

@@ -48,6 +48,7 @@ import { createIngestRunner } from './modules/sources/ingestion.js';
 import { sourceRoutes } from './modules/sources/routes.js';
 import { createAuditWriter } from './modules/audit/writer.js';
 import { createWebhookRunner } from './modules/webhooks/delivery.js';
+import { webhookSecrets } from './modules/webhooks/secrets.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { createServices, type Services } from './services.js';
 import { createMailer } from './modules/mail/mailer.js';
@@ -95,18 +96,27 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const logger = createLogger(config, overrides.logDestination) as FastifyBaseLogger;
   // Retrieval over the agents' sources: full text, fused with vectors when EMBEDDINGS_PROVIDER is set.
   const knowledge = createKnowledgeSearch(config.sources.embeddings ? openAiEmbedder(config.sources.embeddings, config.llm.timeoutMs) : null, logger);
+  // The key of the secrets stored in the database (provider API keys, webhook signing secrets).
+  const secretKey = resolveSecretKey(config.secretKey, config.database, logger);
   // The model provider: LLM_PROVIDER & co. when set, else what the instance's owner saved in the dashboard (read per reply).
-  const providerSettings = createProviderSettingsService({ db: database.db, clock, audit: createAuditWriter(clock), llm: config.llm, llmEnvironment: config.llmEnvironment, secretKey: resolveSecretKey(config.secretKey, config.database, logger) });
+  const providerSettings = createProviderSettingsService({ db: database.db, clock, audit: createAuditWriter(clock), llm: config.llm, llmEnvironment: config.llmEnvironment, secretKey });
   // The one place the reply engine is chosen: the provider in effect, unless a test passes an engine.
   const engine = delayedEngine(overrides.replyEngine ?? createReplyEngine({ db: database.db, llm: config.llm, logger, knowledge, effectiveLlm: providerSettings.effectiveLlm }), config.runtime.replyDelayMs);
   let worker: ReplyWorker | null = null;
   const wakeJobs = () => worker?.nudge();
   const mailer = createMailer(config.mail);
-  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge, webhooks: config.webhooks,
+  const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge, webhooks: config.webhooks, secretKey,
     // Live streams hear of each event once its transaction commits.
     eventListeners: [(trx, event) => database.signals.signal(trx, event.workspace_id), ...(mailer.enabled ? [mailNotifications(clock, config.publicUrl, wakeJobs)] : [])],
     // The one mailer (SMTP_URL); it sends nothing when mail is off.
     mail: { mailer, publicUrl: config.publicUrl, log: logger } });
+  // Webhook secrets an older version stored in clear are encrypted before anything is served (a migration
+  // cannot: it runs without the key). Without a key to do it, the start fails in words.
+  const encrypted = await services.webhooks.encryptClearSecrets().catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
+  if (encrypted > 0) logger.info(`Encrypted the signing secrets of ${encrypted} webhook endpoint(s) stored in clear by an earlier version`);
   const live = createLiveEvents({ db: database.db, signals: database.signals, log: logger });
   const idempotency = idempotencyLayer(database.db, clock);
 
@@ -158,6 +168,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         log: app.log,
         leaseMs: config.runtime.leaseMs,
         userAgent: `ChatAgentWebhooks/1.0 (+${config.publicUrl})`,
+        secrets: webhookSecrets(secretKey),
       }),
       // And queued emails (notifications, invitations) when mail is on.
       ...(mailer.enabled ? [createMailRunner({ db: database.db, clock, mailer, log: app.log, leaseMs: config.runtime.leaseMs })] : []),

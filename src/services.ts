@@ -22,6 +22,8 @@ import { createFeedbackService } from './modules/feedback/service.js';
 import { createKnowledgeSearch, type KnowledgeSearch } from './modules/knowledge/retrieval.js';
 import { webhookQueue } from './modules/webhooks/queue.js';
 import { createWebhookService } from './modules/webhooks/service.js';
+import { webhookSecrets } from './modules/webhooks/secrets.js';
+import type { SecretKey } from './modules/provider-settings/crypto.js';
 import { mailOff, type Mailer } from './modules/mail/mailer.js';
 import { createPasswordResetService } from './modules/users/password-reset.js';
 import { invitationMailer } from './modules/mail/invitations.js';
@@ -44,6 +46,8 @@ export interface ServiceDeps {
   eventListeners?: readonly EventListener[];
   /** Webhook settings (the defaults when absent: the CLI, the demo seeder). */
   webhooks?: WebhooksConfig;
+  /** The key stored secrets (webhook signing secrets) are encrypted under; none when absent (the CLI, the demo seeder): nothing secret can be stored. */
+  secretKey?: SecretKey;
   /** Outgoing mail and where its links point (mail off when absent: the CLI, the demo seeder). */
   mail?: { mailer: Mailer; publicUrl: string; log: { warn(details: object, message: string): void } };
 }
@@ -51,7 +55,7 @@ export interface ServiceDeps {
 const fullTextSearch = createKnowledgeSearch(null, { warn: () => undefined });
 
 /** Builds every domain service over one database; shared by the HTTP app and the CLI. */
-export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch, eventListeners = [], webhooks = loadConfig({}).webhooks, mail = { mailer: mailOff, publicUrl: '', log: { warn: () => undefined } } }: ServiceDeps) {
+export function createServices({ db, clock, replies = noReplies, cacheMaxBytes = 0, sources = loadConfig({}).sources, wakeJobs, knowledge = fullTextSearch, eventListeners = [], webhooks = loadConfig({}).webhooks, secretKey = { key: null, origin: { kind: 'none' } }, mail = { mailer: mailOff, publicUrl: '', log: { warn: () => undefined } } }: ServiceDeps) {
   const audit = createAuditWriter(clock);
   // Webhook deliveries are queued with every event, whoever writes it (the API, the runtime, the CLI).
   const events = createEventWriter(clock, [...eventListeners, webhookQueue(clock, wakeJobs)]);
@@ -74,7 +78,7 @@ export function createServices({ db, clock, replies = noReplies, cacheMaxBytes =
     mailPreferences: createMailPreferenceService(db, audit, mail.mailer.enabled),
     feedback: createFeedbackService(db, clock, audit, conversations),
     sources: createSourceService(db, clock, audit, events, sources, knowledge, wakeJobs),
-    webhooks: createWebhookService(db, clock, audit, webhooks, wakeJobs),
+    webhooks: createWebhookService(db, clock, audit, webhooks, webhookSecrets(secretKey), wakeJobs),
     passwordResets: createPasswordResetService({ db, clock, users, ...mail }),
   };
 }

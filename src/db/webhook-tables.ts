@@ -16,9 +16,13 @@ export interface WebhookEndpointsTable {
   enabled: number;
   /** Why the service disabled it ('gone': the receiver answered 410; 'failing': failing for days); null when a person did, or enabled. */
   disabled_reason: string | null;
-  /** `whsec_…`: signs every delivery, so it is kept (never returned after creation or rotation). */
+  /**
+   * The `whsec_…` secret that signs every delivery, encrypted under SECRET_KEY (`v1.…`, src/modules/webhooks/secrets.ts;
+   * never returned after creation or rotation). Versions before the encryption stored it in clear: such rows are
+   * encrypted at startup.
+   */
   secret: string;
-  /** The secret before the last rotation, still signing beside the new one until `previous_secret_expires_at`. */
+  /** The secret before the last rotation (encrypted likewise), still signing beside the new one until `previous_secret_expires_at`. */
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
   /** First failed delivery since the last success (null: not failing). */

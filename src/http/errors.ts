@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   invalid_request: { status: 400, title: 'Invalid request' },
   validation_failed: { status: 400, title: 'Validation failed' },
   invalid_cursor: { status: 400, title: 'Invalid cursor' },
+  api_key_required: { status: 400, title: 'API key required' },
   missing_api_key: { status: 401, title: 'Missing API key' },
   not_signed_in: { status: 401, title: 'Not signed in' },
   invalid_credentials: { status: 401, title: 'Wrong email or password' },

@@ -10,6 +10,14 @@ import { AppError } from './errors.js';
 import { hookList } from './route-hooks.js';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A field of this route's answer that holds a secret shown once (a webhook signing secret): its stored
+     * result keeps the field as null, with `<field>_note` saying why, so no secret is ever kept in an
+     * idempotency record and a replay never returns it.
+     */
+    oneTimeSecret?: OneTimeSecret;
+  }
   interface FastifyRequest {
     /** Set while an idempotent POST runs: its key and the transaction its write must join. */
     idempotency?: IdempotentWrite;
@@ -22,6 +30,30 @@ interface IdempotentWrite {
   /** The record to store with the write: everything but the response. */
   pending: Omit<IdempotencyRecord, 'response_status' | 'response_headers' | 'response_body'>;
   settled: boolean;
+}
+
+/** A field of an answer shown once, and the note its replay carries instead (`<field>_note`). */
+export interface OneTimeSecret {
+  field: string;
+  note: string;
+}
+
+/**
+ * The body to store for a replay: the one-time secret field set to null and its note added (JSON answers
+ * whose field holds a value); any other body as it is.
+ */
+export function replayableBody(body: string, secret: OneTimeSecret | undefined): string {
+  if (!secret) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
+  const fields = parsed as Record<string, unknown>;
+  if (fields[secret.field] === undefined || fields[secret.field] === null) return body;
+  return JSON.stringify({ ...fields, [secret.field]: null, [`${secret.field}_note`]: secret.note });
 }
 
 /** How long a stored result is replayed (the OpenAPI document and the README say 24 hours). */
@@ -144,7 +176,9 @@ export function idempotencyLayer(db: Kysely<Database>, clock: Clock) {
       }
       const headers = Object.fromEntries(REPLAYED_HEADERS.filter((name) => reply.hasHeader(name)).map((name) => [name, String(reply.getHeader(name))]));
       const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload ?? null);
-      const record = { ...write.pending, response_status: status, response_headers: JSON.stringify(headers), response_body: body };
+      // The answer goes out whole; what is kept for a replay never holds the route's one-time secret.
+      const stored = replayableBody(body, request.routeOptions.config.oneTimeSecret);
+      const record = { ...write.pending, response_status: status, response_headers: JSON.stringify(headers), response_body: stored };
       try {
         if (status >= 400) {
           // An error answer is replayed, but whatever its request wrote before failing is not kept: the

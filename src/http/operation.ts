@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import { Type } from 'typebox';
+import type { OneTimeSecret } from './idempotency.js';
 import { Problem } from './schemas.js';
 import type { Scope } from './scopes.js';
 
@@ -90,6 +91,8 @@ export interface OperationSpec<P, Q, B> {
     page?: boolean;
     /** The body is not JSON but a file (sent with Content-Disposition): its schema by media type, instead of `schema`. */
     content?: Record<string, TSchema>;
+    /** A field of the body holding a secret shown once: never stored for an Idempotency-Key replay (null there, with a note). */
+    oneTimeSecret?: OneTimeSecret;
   };
   /** Statuses this operation adds to the common ones, with what they mean here. */
   errors?: Partial<Record<400 | 404 | 409 | 412 | 413 | 415 | 422 | 503, string>>;
@@ -177,9 +180,9 @@ export function operation<P extends TSchema | undefined = undefined, Q extends T
       ...(Object.keys(requestHeaders).length > 0 ? { headers: Type.Object(requestHeaders) } : {}),
       response,
     },
-    config: { scope: spec.scope },
+    config: { scope: spec.scope, ...(spec.success.oneTimeSecret ? { oneTimeSecret: spec.success.oneTimeSecret } : {}) },
   } as unknown as {
     schema: { params: Exclude<P, undefined>; querystring: Exclude<Q, undefined>; body: Exclude<B, undefined>; response: Record<number, unknown> };
-    config: { scope: Scope };
+    config: { scope: Scope; oneTimeSecret?: OneTimeSecret };
   };
 }

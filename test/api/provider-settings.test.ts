@@ -163,6 +163,44 @@ describe('provider settings in the dashboard', () => {
     expect(closed.json().message).toContain('Could not reach http://127.0.0.1:9/v1/models');
   });
 
+  it('test connection sends the saved key only to the saved base URL: another URL without a key is 400 api_key_required, and gets no request', async () => {
+    const elsewhere = await startOpenAiServer({ kind: 'answer', chunks: ['OK'] });
+    try {
+      expect((await owner.request('PUT', '/app/api/provider/settings', { provider: 'openai', base_url: server.baseUrl, model: 'saved-model', api_key: KEY })).statusCode).toBe(200);
+
+      const refused = expectProblem(await owner.request('POST', '/app/api/provider/test', { provider: 'openai', base_url: elsewhere.baseUrl, model: 'probe-model' }), 400, 'api_key_required');
+      expect(refused.detail).toContain('The saved API key is only sent to the saved base URL');
+      expect(refused.errors).toEqual([{ pointer: '/api_key', message: expect.any(String) }]);
+      expect(elsewhere.requests).toHaveLength(0);
+      // The provider's own URL (no base URL given) is another URL too when a local one is saved.
+      expectProblem(await owner.request('POST', '/app/api/provider/test', { provider: 'openai', model: 'probe-model' }), 400, 'api_key_required');
+      expect(server.requests).toHaveLength(0);
+
+      // With a key of its own, or explicitly none, the other URL is tested with that: never the saved key.
+      const own = await owner.request('POST', '/app/api/provider/test', { provider: 'openai', base_url: elsewhere.baseUrl, model: 'probe-model', api_key: 'sk-other-1f2e3d4c5b6a7980' });
+      expect(own.statusCode, own.body).toBe(200);
+      expect(own.json()).toMatchObject({ ok: true });
+      const withOwnKey = elsewhere.requests.splice(0);
+      expect(withOwnKey.length).toBeGreaterThan(0);
+      for (const request of withOwnKey) expect(request.headers.authorization).toBe('Bearer sk-other-1f2e3d4c5b6a7980');
+      const none = await owner.request('POST', '/app/api/provider/test', { provider: 'openai', base_url: elsewhere.baseUrl, model: 'probe-model', api_key: null });
+      expect(none.json()).toMatchObject({ ok: true });
+      expect(elsewhere.requests.length).toBeGreaterThan(0);
+      for (const request of elsewhere.requests) expect(request.headers.authorization).toBeUndefined();
+      expect(JSON.stringify([...withOwnKey, ...elsewhere.requests])).not.toContain(KEY);
+
+      // The saved URL, however it is spelled (trailing slash, host case), still tests with the saved key.
+      const savedUrl = new URL(server.baseUrl);
+      const spelled = `${savedUrl.protocol}//${savedUrl.host.toUpperCase()}${savedUrl.pathname}/`;
+      const same = await owner.request('POST', '/app/api/provider/test', { provider: 'openai', base_url: spelled, model: 'probe-model' });
+      expect(same.json()).toMatchObject({ ok: true });
+      expect(server.requests.length).toBeGreaterThan(0);
+      for (const request of server.requests) expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('lists the provider\'s models from its /models, for any member', async () => {
     const models = await startModelsServer(KEY, ['gpt-b', 'gpt-a']);
     try {
@@ -283,7 +321,8 @@ describe('SECRET_KEY', () => {
   });
 
   it.runIf(backend === 'postgres')('PostgreSQL without SECRET_KEY: no key is generated; saving an API key is 409 in words, settings without one still save', async () => {
-    const t = await createTestApp();
+    // The suites give every PostgreSQL database a SECRET_KEY (test/helpers/database.ts): this one has none.
+    const t = await createTestApp({ secretKey: null });
     try {
       const owner = await signUp(t.app);
       expect((await owner.request('GET', '/app/api/provider/settings')).json()).toMatchObject({ can_store_api_key: false });

@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql, type Transaction } from 'kysely';
+import { Migrator, sql, type Transaction } from 'kysely';
+import { loadConfig } from '../../src/config.js';
 import pg from 'pg';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { ensureSchema, migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
 import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
 
@@ -19,7 +22,9 @@ export function freshDatabaseEnv(): Record<string, string> {
   const redis: Record<string, string> = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
   if (process.env.TEST_DATABASE_URL) {
     const schema = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    return { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_SCHEMA: schema, ...redis };
+    // As a PostgreSQL deployment must: one SECRET_KEY for every process on the database (SQLite generates
+    // secret.key beside its file instead).
+    return { DATABASE_URL: process.env.TEST_DATABASE_URL, DATABASE_SCHEMA: schema, SECRET_KEY: randomBytes(32).toString('base64'), ...redis };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chat-agent-test-'));
   return { DATABASE_URL: `sqlite:${path.join(dir, 'test.db')}`, ...redis };
@@ -39,6 +44,28 @@ export async function dropDatabase(env: Record<string, string>): Promise<void> {
   }
   const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
   if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
+}
+
+/**
+ * A fresh database of the run's backend with no migration applied, and a migrator over it: for tests that
+ * take it to an old version, write rows as that version did, and migrate on (`schema` for migrateToLatest).
+ */
+export async function freshUnmigrated(): Promise<{ handle: DatabaseHandle; migrator: Migrator; schema: string | null; remove(): Promise<void> }> {
+  const env = freshDatabaseEnv();
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const handle = openDatabase(config.database);
+  await ensureSchema(handle, config.database);
+  const schema = config.database.kind === 'postgres' ? config.database.schema : null;
+  const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  return {
+    handle,
+    migrator,
+    schema,
+    remove: async () => {
+      await handle.close();
+      await dropDatabase(env);
+    },
+  };
 }
 
 /** A migrated SQLite file of its own, whatever the run's backend: for tests of the embedded driver itself. */

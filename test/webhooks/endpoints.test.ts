@@ -64,14 +64,18 @@ describe('webhook endpoints API', () => {
     expect(JSON.stringify(events)).not.toContain('whsec_');
   });
 
-  it('replays a create with the same Idempotency-Key: one endpoint, the same answer (secret included)', async () => {
+  it('replays a create with the same Idempotency-Key: one endpoint, the same answer without the secret (shown once)', async () => {
     const headers = { 'idempotency-key': 'create-webhook-1' };
     const first = await tenant.request('POST', '/api/v1/webhook_endpoints', { url, events: ['lead.created'] }, headers);
     const second = await tenant.request('POST', '/api/v1/webhook_endpoints', { url, events: ['lead.created'] }, headers);
     expect(first.statusCode).toBe(201);
     expect(second.statusCode).toBe(201);
     expect(second.headers['idempotent-replayed']).toBe('true');
-    expect(second.json()).toEqual(first.json());
+    const { secret, ...rest } = first.json<Endpoint>();
+    expect(secret).toMatch(/^whsec_/);
+    expect(second.json()).toEqual({ ...rest, secret: null, secret_note: expect.stringContaining('shown only once') });
+    expect(second.headers.location).toBe(first.headers.location);
+    expect(second.headers.etag).toBe(first.headers.etag);
     const audited = (await auditEvents(t.app, tenant.workspaceId)).filter((event) => event.target.id === first.json<Endpoint>().id);
     expect(audited).toHaveLength(1);
     expect(audited[0]!.idempotency_key).toBe('create-webhook-1');

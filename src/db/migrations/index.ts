@@ -21,6 +21,7 @@ import * as m0020 from './0020_password_resets.js';
 import * as m0021 from './0021_chatbot_appearance.js';
 import * as m0022 from './0022_provider_settings.js';
 import * as m0023 from './0023_conversation_origin.js';
+import * as m0024 from './0024_idempotency_records_without_secrets.js';
 import * as m0027 from './0027_document_error_codes.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '0021_chatbot_appearance': m0021,
   '0022_provider_settings': m0022,
   '0023_conversation_origin': m0023,
+  '0024_idempotency_records_without_secrets': m0024,
   '0027_document_error_codes': m0027,
 };

@@ -9,8 +9,13 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 /** Version tag of the stored format: `v1.<iv>.<tag>.<ciphertext>`, each base64url. */
 const FORMAT = 'v1';
-/** Binds a ciphertext to its column: one copied into another field does not decrypt. */
-const ADDITIONAL_DATA = Buffer.from('provider_settings.api_key');
+/** How every value `encryptSecret` stores begins: tells a ciphertext from a secret stored in clear by an older version. */
+export const ENCRYPTED_PREFIX = `${FORMAT}.`;
+/**
+ * The additional data of the provider API key: binds a ciphertext to its column, so one copied into another
+ * field does not decrypt. Other secrets pass their own (a webhook secret names its endpoint).
+ */
+export const PROVIDER_API_KEY_CONTEXT = 'provider_settings.api_key';
 
 /**
  * SECRET_KEY: 32 bytes as base64 (44 characters, `openssl rand -base64 32`) or hex (64 characters,
@@ -29,21 +34,27 @@ export function parseSecretKey(raw: string | undefined): Buffer | null {
   );
 }
 
-/** Encrypts a secret with AES-256-GCM under `key`: a fresh nonce per call, the tag kept beside the ciphertext. */
-export function encryptSecret(key: Buffer, plaintext: string): string {
+/**
+ * Encrypts a secret with AES-256-GCM under `key`: a fresh nonce per call, the tag kept beside the ciphertext,
+ * `context` as additional data (the same context is needed to decrypt).
+ */
+export function encryptSecret(key: Buffer, plaintext: string, context = PROVIDER_API_KEY_CONTEXT): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(ADDITIONAL_DATA);
+  cipher.setAAD(Buffer.from(context));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
 }
 
-/** Decrypts what `encryptSecret` stored; throws when the key is not the one it was encrypted with (or the text was altered). */
-export function decryptSecret(key: Buffer, stored: string): string {
+/**
+ * Decrypts what `encryptSecret` stored; throws when the key or the context is not the one it was encrypted
+ * with (or the text was altered).
+ */
+export function decryptSecret(key: Buffer, stored: string, context = PROVIDER_API_KEY_CONTEXT): string {
   const [format, iv, tag, ciphertext] = stored.split('.');
   if (format !== FORMAT || iv === undefined || tag === undefined || ciphertext === undefined) throw new Error('unknown secret format');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(ADDITIONAL_DATA);
+  decipher.setAAD(Buffer.from(context));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }
@@ -56,7 +67,7 @@ export type SecretKeyOrigin =
   | { kind: 'file'; file: string }
   /** An in-memory SQLite database: a key for this process only, like the data. */
   | { kind: 'memory' }
-  /** PostgreSQL without SECRET_KEY: none (instances would each generate a different one); API keys cannot be saved. */
+  /** PostgreSQL without SECRET_KEY: none (instances would each generate a different one); API keys and webhook secrets cannot be stored. */
   | { kind: 'none' };
 
 /** The key (null: none) and where it came from. */
@@ -88,7 +99,7 @@ export function resolveSecretKey(secretKey: Buffer | null, database: DatabaseCon
     // `wx`: two processes starting at once on one file never overwrite each other's key; the loser reads the winner's.
     try {
       fs.writeFileSync(file, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-      log.info(`SECRET_KEY is not set: generated a key for stored provider API keys and wrote it to ${file} (mode 0600); back it up with the database`);
+      log.info(`SECRET_KEY is not set: generated a key for stored secrets (provider API keys, webhook signing secrets) and wrote it to ${file} (mode 0600); back it up with the database`);
     } catch (writeError) {
       if ((writeError as NodeJS.ErrnoException).code !== 'EEXIST') throw writeError;
     }

@@ -69,7 +69,10 @@ export const SaveProviderSettingsBody = Type.Object(
 );
 export type SaveProviderSettingsInput = Static<typeof SaveProviderSettingsBody>;
 
-/** Body of POST /provider/test: the form's settings (the key omitted: the saved one), or nothing: the active provider. */
+/**
+ * Body of POST /provider/test: the form's settings, or nothing: the active provider. An omitted key means the
+ * saved one, and only towards the saved base URL (another URL without a key: 400 `api_key_required`).
+ */
 export const TestProviderBody = Type.Object(
   { provider: Type.Optional(Provider), base_url: Type.Optional(BaseUrl), model: Type.Optional(Model), api_key: Type.Optional(ApiKey) },
   { additionalProperties: false, title: 'TestProvider' },

@@ -130,12 +130,27 @@ export function createProviderSettingsService({ db, clock, audit, llm, llmEnviro
     return built.llm;
   }
 
+  /**
+   * What a test connection calls. The saved key stands in for an omitted one only towards the saved base URL:
+   * a test of another URL without a key is refused (400 `api_key_required`) rather than sending the saved key
+   * to wherever the form points.
+   */
   async function testTarget(input: TestProviderInput): Promise<ProviderTarget> {
     if (fromEnvironment || input.provider === undefined) return targetOf(await effectiveLlm());
     const saved = await providerSettingsRepository.find(db);
-    const submittedKey = typeof input.api_key === 'string' && input.api_key.trim() !== '' ? input.api_key.trim() : null;
-    const apiKey = input.api_key === undefined && saved?.provider === input.provider ? decryptedKey(saved) : submittedKey;
-    return { provider: input.provider, baseUrl: input.base_url?.replace(/\/+$/, '') ?? null, model: input.model?.trim() || DEFAULT_MODELS[input.provider], apiKey };
+    const baseUrl = input.base_url?.replace(/\/+$/, '') ?? null;
+    let apiKey = typeof input.api_key === 'string' && input.api_key.trim() !== '' ? input.api_key.trim() : null;
+    if (input.api_key === undefined && saved?.provider === input.provider && saved.api_key_ciphertext !== null) {
+      if (!sameEndpoint({ provider: input.provider, baseUrl }, { provider: saved.provider, baseUrl: saved.base_url })) {
+        throw new AppError(
+          'api_key_required',
+          'The saved API key is only sent to the saved base URL. To test another base URL, enter its API key (or remove the key to test without one).',
+          { errors: [{ pointer: '/api_key', message: 'is required to test a base URL other than the saved one' }] },
+        );
+      }
+      apiKey = decryptedKey(saved);
+    }
+    return { provider: input.provider, baseUrl, model: input.model?.trim() || DEFAULT_MODELS[input.provider], apiKey };
   }
 
   return {
@@ -190,6 +205,8 @@ export function createProviderSettingsService({ db, clock, audit, llm, llmEnviro
       try {
         target = await testTarget(input);
       } catch (error) {
+        // A refused request is a problem; a saved key that no longer decrypts is the test's answer in words.
+        if (error instanceof AppError) throw error;
         return { object: 'connection_test', ok: false, message: (error as Error).message, models: null };
       }
       return { object: 'connection_test', ...(await testConnection(target, Math.min(llm.timeoutMs, REMOTE_TIMEOUT_MS))) };
@@ -214,6 +231,15 @@ export function createProviderSettingsService({ db, clock, audit, llm, llmEnviro
     if (row.provider === 'openai' && new URL(baseUrlOf({ provider: row.provider, baseUrl: row.base_url })).hostname === 'api.openai.com') {
       throw AppError.validation('OpenAI needs an API key (a local OpenAI-compatible server with its own base URL may not).', [{ pointer: '/api_key', message: 'is required for https://api.openai.com' }]);
     }
+  }
+}
+
+/** Whether two targets call the same base URL (compared as URLs: a trailing slash or the host's case does not matter). */
+function sameEndpoint(a: Pick<ProviderTarget, 'provider' | 'baseUrl'>, b: Pick<ProviderTarget, 'provider' | 'baseUrl'>): boolean {
+  try {
+    return new URL(baseUrlOf(a)).href === new URL(baseUrlOf(b)).href;
+  } catch {
+    return false;
   }
 }
 

@@ -11,6 +11,7 @@ import type { AuditWriter } from '../audit/writer.js';
 import type { ClaimableQueue } from '../runtime/queues.js';
 import type { WorkerLog } from '../runtime/reply-worker.js';
 import { webhookDeliveryRepository, webhookEndpointRepository, type WebhookDeliveryRow, type WebhookEndpointRow } from './repository.js';
+import type { WebhookSecrets } from './secrets.js';
 import { signatureHeader } from './signature.js';
 
 /** Bytes of a response body kept in the delivery log. */
@@ -32,6 +33,8 @@ export interface WebhookRunnerDeps {
   /** The job runner's lease (REPLY_LEASE_MS); a delivery holds it on top of the timeout. */
   leaseMs: number;
   userAgent: string;
+  /** Decrypts the endpoints' stored secrets to sign with. */
+  secrets: WebhookSecrets;
 }
 
 /** What one attempt gave. */
@@ -72,7 +75,7 @@ function systemContext(workspaceId: string): OperationContext {
  * that dies mid-delivery leaves a lease that lapses, and the delivery is claimed again (at least once).
  */
 export function createWebhookRunner(deps: WebhookRunnerDeps): ClaimableQueue<WebhookDeliveryRow> {
-  const { db, clock, config, audit, log, leaseMs, userAgent } = deps;
+  const { db, clock, config, audit, log, leaseMs, userAgent, secrets } = deps;
   const policy = {
     allowPrivateHosts: config.allowPrivateHosts,
     timeoutMs: config.timeoutMs,
@@ -83,19 +86,25 @@ export function createWebhookRunner(deps: WebhookRunnerDeps): ClaimableQueue<Web
     userAgent,
   };
 
-  // One POST, signed with every live secret. Never throws: a refusal or a timeout is an attempt without a status.
+  // The live secrets, decrypted: the current one, and the previous one during a rotation's overlap.
+  function signingSecrets(endpoint: WebhookEndpointRow, now: Date): string[] {
+    const stored = [endpoint.secret];
+    if (endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) stored.push(endpoint.previous_secret);
+    return stored.map((value) => secrets.open(endpoint.id, value));
+  }
+
+  // One POST, signed with every live secret. Never throws: a refusal, a timeout or a secret that does not
+  // decrypt (nothing is sent then) is an attempt without a status.
   async function attempt(delivery: WebhookDeliveryRow, endpoint: WebhookEndpointRow, now: Date): Promise<AttemptResult> {
     const timestamp = Math.floor(now.getTime() / 1000);
-    const secrets = [endpoint.secret];
-    if (endpoint.previous_secret && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) secrets.push(endpoint.previous_secret);
-    const headers = {
-      'content-type': 'application/json',
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, delivery.payload),
-    };
     const started = clock.monotonicMs();
     try {
+      const headers = {
+        'content-type': 'application/json',
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(signingSecrets(endpoint, now), delivery.id, timestamp, delivery.payload),
+      };
       const response = await safeFetch(endpoint.url, policy, headers, { method: 'POST', body: delivery.payload });
       const excerpt = Buffer.from(response.body).toString('utf8');
       return { status: response.status, headers: response.headers, excerpt: excerpt || null, error: null, latencyMs: Math.round(clock.monotonicMs() - started) };

@@ -4,7 +4,7 @@ import { afterKeyset } from '../../db/keyset.js';
 import type { Db, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
 
-/** An endpoint as stored, secrets included (read only by the delivery runner and the writes that return one). */
+/** An endpoint as stored, secrets included, encrypted (read only by the delivery runner and the rotation). */
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 /** An endpoint without its secrets: what reads and lists select. */
 export type WebhookEndpointInfo = Omit<WebhookEndpointRow, 'secret' | 'previous_secret'>;
@@ -53,6 +53,29 @@ export const webhookEndpointRepository = {
 
   async update(db: Db, workspaceId: string, id: string, changes: Updateable<WebhookEndpointsTable>): Promise<void> {
     await db.updateTable('webhook_endpoints').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  },
+
+  /**
+   * The endpoints of any workspace (a startup task) with a secret not starting with `sealedPrefix`: secrets an
+   * older version stored in clear.
+   */
+  async withClearSecrets(db: Db, sealedPrefix: string): Promise<Pick<WebhookEndpointRow, 'id' | 'workspace_id' | 'secret' | 'previous_secret'>[]> {
+    return db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'workspace_id', 'secret', 'previous_secret'])
+      .where((eb) => eb.or([eb('secret', 'not like', `${sealedPrefix}%`), eb('previous_secret', 'not like', `${sealedPrefix}%`)]))
+      .execute();
+  },
+
+  /**
+   * Replaces an endpoint's stored secrets if they are still `expected` (compare and set: instances starting
+   * at once do not overwrite each other, nor a rotation made in between). Returns whether it did.
+   */
+  async replaceSecrets(db: Db, expected: Pick<WebhookEndpointRow, 'id' | 'workspace_id' | 'secret' | 'previous_secret'>, next: Pick<WebhookEndpointRow, 'secret' | 'previous_secret'>): Promise<boolean> {
+    let query = db.updateTable('webhook_endpoints').set(next).where('workspace_id', '=', expected.workspace_id).where('id', '=', expected.id).where('secret', '=', expected.secret);
+    query = expected.previous_secret === null ? query.where('previous_secret', 'is', null) : query.where('previous_secret', '=', expected.previous_secret);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   },
 
   /** Removes an endpoint with its deliveries and their attempts. */

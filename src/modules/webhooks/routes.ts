@@ -7,6 +7,7 @@ import {
   DeliveryParams,
   ListDeliveriesQuery,
   ListWebhookEndpointsQuery,
+  SECRET_SHOWN_ONCE_NOTE,
   UpdateWebhookEndpointBody,
   WebhookDelivery,
   WebhookDeliveryList,
@@ -20,6 +21,12 @@ const SIGNING =
   'Deliveries follow Standard Webhooks: a POST of `{ "type", "timestamp", "data" }` with `webhook-id` (the same on every retry), ' +
   '`webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the base64-decoded part of the secret).';
 
+const SHOWN_ONCE =
+  'Secrets are stored encrypted and never kept for replays: a retry with the same Idempotency-Key answers the same status and body with `secret: null` and a `secret_note`; rotate the secret if it was lost.';
+const NO_KEY =
+  'The server has no key to store the secret encrypted (`secret_key_required`: PostgreSQL without SECRET_KEY), or the same Idempotency-Key is still being processed (`idempotency_key_in_use`).';
+const ONE_TIME_SECRET = { field: 'secret', note: SECRET_SHOWN_ONCE_NOTE };
+
 /** /webhook_endpoints: receivers of the workspace's events, their secrets, their delivery log. */
 export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -30,12 +37,15 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
         url: '/webhook_endpoints',
         operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint',
-        description: `Subscribes a URL to event types (or \`["*"]\`). The answer carries the signing secret \`whsec_…\`, shown only here and on rotation. ${SIGNING}`,
+        description: `Subscribes a URL to event types (or \`["*"]\`). The answer carries the signing secret \`whsec_…\`, shown only here and on rotation. ${SHOWN_ONCE} ${SIGNING}`,
         tag: TAG,
         scope: 'webhooks:write',
         body: CreateWebhookEndpointBody,
-        success: { status: 201, description: 'The new endpoint, with its secret.', schema: WebhookEndpoint, versioned: true },
-        errors: { 400: 'The body fails validation, or the URL carries credentials or points to a private address (unless the server allows them).' },
+        success: { status: 201, description: 'The new endpoint, with its secret (null in a replay).', schema: WebhookEndpoint, versioned: true, oneTimeSecret: ONE_TIME_SECRET },
+        errors: {
+          400: 'The body fails validation, or the URL carries credentials or points to a private address (unless the server allows them).',
+          409: NO_KEY,
+        },
       }),
       async (request, reply) => {
         const { endpoint, etag } = await webhooks.create(apiContext(request), request.body);
@@ -124,11 +134,12 @@ export function webhookRoutes(webhooks: WebhookService): FastifyPluginAsyncTypeb
         url: '/webhook_endpoints/{id}/rotate_secret',
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret',
-        description: 'Issues a new secret, shown once in the answer. For 24 hours the previous one keeps signing too: `webhook-signature` then carries both signatures.',
+        description: `Issues a new secret, shown once in the answer. For 24 hours the previous one keeps signing too: \`webhook-signature\` then carries both signatures. ${SHOWN_ONCE}`,
         tag: TAG,
         scope: 'webhooks:write',
         params: IdParams,
-        success: { status: 200, description: 'The endpoint, with its new secret.', schema: WebhookEndpoint },
+        success: { status: 200, description: 'The endpoint, with its new secret (null in a replay).', schema: WebhookEndpoint, oneTimeSecret: ONE_TIME_SECRET },
+        errors: { 409: NO_KEY },
       }),
       async (request) => (await webhooks.rotateSecret(apiContext(request), request.params.id)).endpoint,
     );

@@ -22,7 +22,11 @@ const Events = Type.Array(Type.Enum(SUBSCRIBABLE), {
 });
 const Description = Nullable(Type.String({ maxLength: 500 }));
 
-/** A webhook endpoint. `secret` appears only in the answers of creation and rotation. */
+/** What a replay of a creation or a rotation (the same Idempotency-Key) says in place of the secret. */
+export const SECRET_SHOWN_ONCE_NOTE =
+  'The signing secret is shown only once, in the first answer: this is a replay of that answer (same Idempotency-Key), and the secret is never stored with it. If it was lost, rotate the secret (POST /api/v1/webhook_endpoints/{id}/rotate_secret).';
+
+/** A webhook endpoint. `secret` appears only in the answers of creation and rotation (null in their replays). */
 export const WebhookEndpoint = Type.Object(
   {
     id: IdOf('webhookEndpoint'),
@@ -34,7 +38,16 @@ export const WebhookEndpoint = Type.Object(
     disabled_reason: Nullable(Type.Enum(['gone', 'failing'], { description: '`gone`: the receiver answered 410; `failing`: every delivery failed for days. Null when enabled or disabled by a person.' })),
     failing_since: Nullable(Timestamp),
     previous_secret_expires_at: Nullable(Timestamp),
-    secret: Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=]+$', description: 'The signing secret (Standard Webhooks `whsec_…`). Shown once: in the answer of creation and of rotation.' })),
+    secret: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^whsec_[A-Za-z0-9+/=]+$',
+          description:
+            'The signing secret (Standard Webhooks `whsec_…`). Shown once: in the answer of creation and of rotation; absent elsewhere. Null in a replay of that answer (the same Idempotency-Key within 24 hours): the secret is never stored for replays (see `secret_note`).',
+        }),
+      ),
+    ),
+    secret_note: Type.Optional(Type.String({ description: 'Only in a replay of a creation or a rotation, beside `secret: null`: the secret is shown once; rotate it if it was lost.' })),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { ConfigError } from '../../config.js';
 import type { Database } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { AppError } from '../../http/errors.js';
@@ -13,6 +14,8 @@ import { presentDelivery, presentEndpoint } from './presenter.js';
 import { deliveryOf } from './queue.js';
 import { webhookDeliveryRepository, webhookEndpointRepository, type WebhookDeliveryRow, type WebhookEndpointInfo } from './repository.js';
 import { TEST_EVENT_TYPE, type CreateWebhookEndpointInput, type ListDeliveriesFilters, type ListWebhookEndpointsFilters, type UpdateWebhookEndpointInput, type WebhookDeliveryView, type WebhookEndpointView } from './schema.js';
+import { ENCRYPTED_PREFIX } from '../provider-settings/crypto.js';
+import type { WebhookSecrets } from './secrets.js';
 import { newSecret } from './signature.js';
 
 /** How long the secret before a rotation keeps signing beside the new one. */
@@ -46,8 +49,11 @@ async function checkUrl(raw: string, policy: WebhookUrlPolicy): Promise<void> {
   if (refusal) throw AppError.validation(`The URL cannot receive webhooks: ${refusal}.`, [{ pointer: '/url', message: refusal }]);
 }
 
-/** Webhook endpoints of a workspace, their secrets, and their delivery log (deliveries are sent by ./delivery.ts). */
-export function createWebhookService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, policy: WebhookUrlPolicy, wake: () => void = () => undefined) {
+/**
+ * Webhook endpoints of a workspace, their secrets (stored encrypted: ./secrets.ts), and their delivery log
+ * (deliveries are sent by ./delivery.ts).
+ */
+export function createWebhookService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, policy: WebhookUrlPolicy, secrets: WebhookSecrets, wake: () => void = () => undefined) {
   async function load(ctx: OperationContext, id: string, executor = ctx.trx ?? db, forUpdate = false): Promise<WebhookEndpointInfo> {
     const row = isId('webhookEndpoint', id) ? await webhookEndpointRepository.find(executor, ctx.actor.workspaceId, id, { forUpdate }) : undefined;
     if (!row) throw AppError.notFound('webhook endpoint', id);
@@ -66,16 +72,17 @@ export function createWebhookService(db: Kysely<Database>, clock: Clock, audit: 
       return inTransaction(db, ctx, async (trx) => {
         const now = clock.now();
         const at = now.toISOString();
+        const id = newId('webhookEndpoint', now.getTime());
         const secret = newSecret();
         const row = {
-          id: newId('webhookEndpoint', now.getTime()),
+          id,
           workspace_id: ctx.actor.workspaceId,
           url: input.url,
           description: input.description ?? null,
           events: JSON.stringify(input.events.includes('*') ? ['*'] : input.events),
           enabled: 1,
           disabled_reason: null,
-          secret,
+          secret: secrets.seal(id, secret),
           previous_secret: null,
           previous_secret_expires_at: null,
           failing_since: null,
@@ -149,8 +156,9 @@ export function createWebhookService(db: Kysely<Database>, clock: Clock, audit: 
         const secret = newSecret();
         const next: WebhookEndpointInfo = { ...current, previous_secret_expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(), updated_at: nextUpdatedAt(current.updated_at, now) };
         await webhookEndpointRepository.update(trx, ctx.actor.workspaceId, id, {
-          secret,
-          previous_secret: signing!.secret,
+          secret: secrets.seal(id, secret),
+          // Moved as stored (both columns share the endpoint's encryption context).
+          previous_secret: secrets.reseal(id, signing!.secret),
           previous_secret_expires_at: next.previous_secret_expires_at,
           updated_at: next.updated_at,
         });
@@ -161,6 +169,28 @@ export function createWebhookService(db: Kysely<Database>, clock: Clock, audit: 
         });
         return versioned(next, secret);
       });
+    },
+
+    /**
+     * Encrypts the secrets an older version stored in clear, in every workspace; run at startup, before
+     * anything is served. Idempotent: encrypted values are left alone, and each row is replaced only if it
+     * still holds what was read (instances starting at once). Returns how many endpoints it encrypted.
+     * Refuses to start (ConfigError) when such secrets exist and there is no key to encrypt them with.
+     */
+    async encryptClearSecrets(): Promise<number> {
+      const rows = await webhookEndpointRepository.withClearSecrets(db, ENCRYPTED_PREFIX);
+      if (rows.length === 0) return 0;
+      if (!secrets.canStore) {
+        throw new ConfigError(
+          `${rows.length} webhook endpoint(s) have signing secrets stored in clear by an earlier version, and this server has no key to encrypt them: set SECRET_KEY (the same on every instance; e.g. \`openssl rand -base64 32\`) and start again`,
+        );
+      }
+      let encrypted = 0;
+      for (const row of rows) {
+        const next = { secret: secrets.reseal(row.id, row.secret), previous_secret: row.previous_secret === null ? null : secrets.reseal(row.id, row.previous_secret) };
+        if (await webhookEndpointRepository.replaceSecrets(db, row, next)) encrypted++;
+      }
+      return encrypted;
     },
 
     /** A page of the endpoint's deliveries, newest first, each with its attempts. */
