@@ -3,11 +3,30 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseHTML } from 'linkedom';
 import picomatch from 'picomatch';
 import robotsParserModule from 'robots-parser';
-import { OutboundError, safeFetch, type OutboundPolicy } from '../../lib/outbound-fetch.js';
+import { FetchBudget, FetchBudgetSpent, OutboundError, safeFetch, type OutboundPolicy } from '../../lib/outbound-fetch.js';
+import { Frontier, parseLink, pageKey } from './frontier.js';
 import { collectSitemapUrls } from './sitemap.js';
 
-/** How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all. */
-export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[] }
+/**
+ * How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all.
+ * `maxMs`: the longest the crawl may run (no fetch starts past it, one under way is cut); no limit when absent.
+ */
+export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[]; maxMs?: number }
+
+/** What a crawl tells besides its pages; complete once the crawl has ended. */
+export interface CrawlReport {
+  /** Requests sent: every redirect hop, failure, robots.txt and sitemap fetch included. */
+  requests: number;
+  /** The most URLs queued (found, not yet fetched) at once. */
+  largestFrontier: number;
+  /** Why the crawl stopped with pages still queued (its time or request limit), readable by the user; null otherwise. */
+  stopped: string | null;
+}
+
+/** A report for crawlSite to fill in. */
+export function emptyCrawlReport(): CrawlReport {
+  return { requests: 0, largestFrontier: 0, stopped: null };
+}
 
 /**
  * One fetched page: its body as served (HTML, or a PDF the caller may ingest), or why it failed; `found`:
@@ -33,24 +52,19 @@ interface LinkDocument {
 
 /** Politeness: a robots.txt Crawl-delay is honoured up to this many seconds between requests. */
 const MAX_CRAWL_DELAY_S = 2;
+/**
+ * Requests a crawl may send per page of its limit, and besides (robots.txt, again if the start page moves to
+ * another origin, and sitemap.xml): redirect hops, failures and pages met twice all count, so a site answering
+ * every link with a redirect to a page already read cannot make a crawl of 5 pages send thousands.
+ */
+const REQUESTS_PER_PAGE = 2;
+const REQUESTS_BESIDES_PAGES = 3;
+/** The most URLs queued at once, whatever the page limit (a queued URL costs memory until fetched). */
+const MAX_FRONTIER = 10_000;
 
-/** An http(s) URL without its fragment, or null for anything else (mailto:, javascript:, garbage). */
-function parseLink(href: string, base?: URL): URL | null {
-  let url: URL;
-  try {
-    url = new URL(href, base);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  return url;
-}
-
-/** The identity of a page for de-duplication: `/a` and `/a/` are one page; an empty query is no query. */
-function pageKey(url: URL): string {
-  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-  return `${url.origin}${path}${url.search === '?' ? '' : url.search}`;
+/** The request budget of a crawl of at most `maxPages` pages. */
+export function crawlRequestLimit(maxPages: number): number {
+  return maxPages * REQUESTS_PER_PAGE + REQUESTS_BESIDES_PAGES;
 }
 
 function safeDecode(path: string): string {
@@ -127,6 +141,20 @@ function readPage(html: string, pageUrl: URL): { links: URL[]; canonical: URL | 
   return { links, canonical };
 }
 
+function duration(ms: number): string {
+  const minutes = ms / 60_000;
+  if (Number.isInteger(minutes)) return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+  return `${Number((ms / 1000).toFixed(1))} seconds`;
+}
+
+/** Why a crawl stopped before its end, readable by the user. */
+function stopReason(budget: FetchBudget, maxPages: number): string {
+  const cause = budget.spent === 'time'
+    ? `at its time limit of ${duration(budget.maxMs)}`
+    : `after ${budget.maxRequests} requests, its limit for ${maxPages} pages (redirects and failed fetches count too)`;
+  return `The crawl stopped ${cause}; the pages read until then are kept.`;
+}
+
 /** The reason a page failed, readable by the user. */
 function failure(error: unknown): string {
   if (error instanceof OutboundError) return error.message;
@@ -143,10 +171,26 @@ function failure(error: unknown): string {
  * The start page is always fetched (the user named it), whatever the globs say; pages are fetched one at a
  * time, breadth first: the start page, then the sitemap's pages (depth 1; read once the start page answered,
  * even with an error status), then the links found.
+ *
+ * Bounded whatever the site does: every request counts against crawlRequestLimit(maxPages), the crawl ends
+ * at `maxMs`, the queue of found URLs never outgrows the fetches left, and the body of an error answer or a
+ * redirect is not read. A crawl cut short by its time or request limit says why in `report.stopped`.
  */
-export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: OutboundPolicy): AsyncGenerator<CrawledPage> {
+export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: OutboundPolicy, report: CrawlReport = emptyCrawlReport()): AsyncGenerator<CrawledPage> {
   const start = parseLink(startUrl.trim());
   if (!start) throw new OutboundError('refused: only http and https URLs are crawled');
+  const budget = new FetchBudget(crawlRequestLimit(limits.maxPages), limits.maxMs);
+  const crawlPolicy: OutboundPolicy = { ...policy, budget, skipErrorBodies: true };
+  const frontier = new Frontier(() => Math.min(MAX_FRONTIER, budget.requestsLeft));
+  try {
+    yield* crawlPages(start, limits, crawlPolicy, budget, frontier, report);
+  } finally {
+    report.requests = budget.requests;
+    report.largestFrontier = frontier.largest;
+  }
+}
+
+async function* crawlPages(start: URL, limits: CrawlLimits, policy: OutboundPolicy, budget: FetchBudget, frontier: Frontier, report: CrawlReport): AsyncGenerator<CrawledPage> {
   let origin = start.origin;
   let rules = await loadRobots(origin, policy);
   if (!rules.allowed(start)) {
@@ -154,28 +198,33 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
     return;
   }
   const wanted = pathFilter(limits.include, limits.exclude);
-  const seen = new Set<string>([pageKey(start)]);
   const fetchedKeys = new Set<string>();
-  const queue: Array<{ url: URL; depth: number }> = [{ url: start, depth: 0 }];
+  frontier.push(start, 0);
   const admit = (url: URL, depth: number): boolean => {
-    const key = pageKey(url);
-    if (url.origin !== origin || depth > limits.maxDepth || seen.has(key)) return false;
+    if (url.origin !== origin || depth > limits.maxDepth || frontier.has(url)) return false;
     if (ASSET.test(url.pathname) || !wanted(url) || !rules.allowed(url)) return false;
-    seen.add(key);
-    queue.push({ url, depth });
-    return true;
+    return frontier.push(url, depth);
   };
 
   let yielded = 0;
   // Pages found so far, as far as the page limit goes: the progress a sync shows.
-  const found = () => Math.min(queue.length, limits.maxPages);
-  for (let next = 0; next < queue.length && yielded < limits.maxPages; next++) {
-    const { url, depth } = queue[next] as { url: URL; depth: number };
-    if (next > 0 && rules.delayMs > 0) await sleep(rules.delayMs);
+  const found = () => Math.min(frontier.queued, limits.maxPages);
+  for (let queued = frontier.shift(); queued && yielded < limits.maxPages; queued = frontier.shift()) {
+    const { url, depth } = queued;
+    if (depth > 0 && rules.delayMs > 0) await sleep(Math.min(rules.delayMs, budget.msLeft));
+    if (budget.spent) {
+      report.stopped = stopReason(budget, limits.maxPages);
+      return;
+    }
     let response;
     try {
       response = await safeFetch(url.href, policy, { accept: PAGE_ACCEPT });
     } catch (error) {
+      if (error instanceof FetchBudgetSpent) {
+        // Not the page's fault: the crawl is out of time or requests, and this page was not read.
+        report.stopped = stopReason(budget, limits.maxPages);
+        return;
+      }
       yielded++;
       yield { url: url.href, depth, found: found(), ok: false, error: failure(error) };
       continue;
@@ -193,7 +242,7 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
     }
     const finalKey = pageKey(final);
     if (depth > 0 && finalKey !== pageKey(url) && (fetchedKeys.has(finalKey) || !wanted(final) || !rules.allowed(final))) continue;
-    seen.add(finalKey);
+    frontier.mark(final);
     fetchedKeys.add(finalKey);
     if (depth === 0 && limits.maxPages > 1 && limits.maxDepth >= 1) {
       // The site answered (even a 404 start page): its sitemap seeds depth 1, ahead of the start page's links.
@@ -214,9 +263,14 @@ export async function* crawlSite(startUrl: string, limits: CrawlLimits, policy: 
     const canonical = page?.canonical;
     if (canonical && canonical.origin === origin && canonical.pathname === final.pathname && pageKey(canonical) !== finalKey) {
       if (fetchedKeys.has(pageKey(canonical))) continue;
-      seen.add(pageKey(canonical));
+      frontier.mark(canonical);
     }
-    if (page && depth < limits.maxDepth) for (const link of page.links) admit(link, depth + 1);
+    if (page && depth < limits.maxDepth) {
+      for (const link of page.links) {
+        if (frontier.full) break;
+        admit(link, depth + 1);
+      }
+    }
     yielded++;
     yield { url: final.href, depth, found: found(), ok: true, contentType: response.contentType, body: response.body };
   }
