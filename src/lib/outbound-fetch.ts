@@ -27,6 +27,10 @@ export interface OutboundPolicy {
   truncateBody?: boolean;
   /** The resolver (node:dns `lookup` by default); tests give one that answers for names that exist nowhere. */
   lookup?: Resolver;
+  /** Requests and time shared by a series of fetches (one crawl); each request, each redirect hop, takes one. */
+  budget?: FetchBudget;
+  /** true: the body of an answer outside 2xx is not read (cancelled, `body` empty); for callers that judge by the status. */
+  skipErrorBodies?: boolean;
 }
 
 /** A name resolver with the shape of node:dns `lookup` called with `{ all: true }`. */
@@ -41,6 +45,57 @@ export interface OutboundRequest {
 /** A fetch that failed or was refused; the message is readable by the user ("refused: 10.0.0.5 is a private address"). */
 export class OutboundError extends Error {
   override name = 'OutboundError';
+}
+
+/** A fetch not started, or cut short, because its series' budget (requests or time) is spent. */
+export class FetchBudgetSpent extends OutboundError {
+  override name = 'FetchBudgetSpent';
+}
+
+/**
+ * How many requests a series of fetches (one crawl) may send and until when: every request counts, redirect
+ * hops, refusals and failures included, so a site answering with redirects or errors cannot multiply them.
+ */
+export class FetchBudget {
+  private sent = 0;
+  private endsAt: number;
+
+  /** `maxMs` from now (monotonic clock); Infinity: no time limit. */
+  constructor(readonly maxRequests: number, readonly maxMs = Infinity) {
+    this.endsAt = performance.now() + maxMs;
+  }
+
+  /** Requests taken so far. */
+  get requests(): number {
+    return this.sent;
+  }
+
+  get requestsLeft(): number {
+    return Math.max(0, this.maxRequests - this.sent);
+  }
+
+  get msLeft(): number {
+    return Math.max(0, this.endsAt - performance.now());
+  }
+
+  /** Ends the time now: a fetch was cut at the budget's end (its timer may fire a moment before the clock says so). */
+  end(): void {
+    this.endsAt = Math.min(this.endsAt, performance.now());
+  }
+
+  /** What is spent, if anything: no request may start any more. */
+  get spent(): 'time' | 'requests' | null {
+    if (this.msLeft <= 0) return 'time';
+    return this.requestsLeft <= 0 ? 'requests' : null;
+  }
+
+  /** Takes one request, or throws FetchBudgetSpent. */
+  take(): void {
+    const spent = this.spent;
+    if (spent === 'time') throw new FetchBudgetSpent('the time limit is reached');
+    if (spent === 'requests') throw new FetchBudgetSpent(`the limit of ${this.maxRequests} requests is reached`);
+    this.sent++;
+  }
 }
 
 /** What a successful exchange returned (any status; the caller decides what a 404 means). */
@@ -64,15 +119,23 @@ function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** A shared deadline for one fetch: its signal aborts the socket; timedOut() tells why an error happened. */
-function startDeadline(timeoutMs: number) {
+/**
+ * A shared deadline for one fetch: its signal aborts the socket; timedOut() tells why an error happened. A
+ * budget whose time ends first cuts the fetch there, and the error says the budget is spent.
+ */
+function startDeadline(timeoutMs: number, budget?: FetchBudget) {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const budgetMs = budget?.msLeft ?? Infinity;
+  const cutByBudget = budgetMs < timeoutMs;
+  const timer = setTimeout(() => {
+    if (cutByBudget) budget?.end();
+    controller.abort();
+  }, Math.min(timeoutMs, budgetMs));
   const message = `no answer within ${Number((timeoutMs / 1000).toFixed(1))} s`;
   return {
     signal: controller.signal,
     timedOut: () => controller.signal.aborted,
-    error: () => new OutboundError(message),
+    error: () => (cutByBudget ? new FetchBudgetSpent('the time limit is reached') : new OutboundError(message)),
     clear: () => clearTimeout(timer),
   };
 }
@@ -192,16 +255,18 @@ function send(url: URL, addresses: LookupAddress[], headers: Record<string, stri
 /**
  * GET with the policy: http(s) only; resolves DNS itself and refuses private/loopback/link-local/unspecified
  * addresses (v4+v6, incl. v4-mapped) unless allowed, connecting to the checked address (no re-resolve race);
- * follows redirects by hand, checking each; caps body bytes and total time.
+ * follows redirects by hand, checking each; caps body bytes and total time; takes each request (each hop)
+ * from the policy's budget, if any.
  */
 export async function safeFetch(rawUrl: string, policy: OutboundPolicy, headers: Record<string, string> = {}, outbound?: OutboundRequest): Promise<OutboundResponse> {
-  const deadline = startDeadline(policy.timeoutMs);
+  const deadline = startDeadline(policy.timeoutMs, policy.budget);
   let requestHeaders: Record<string, string> = { accept: '*/*', 'accept-encoding': 'gzip, deflate, br' };
   for (const [name, value] of Object.entries(headers)) requestHeaders[name.toLowerCase()] = value;
   requestHeaders['user-agent'] = policy.userAgent;
   let url = parseTarget(rawUrl);
   try {
     for (let redirects = 0; ; redirects++) {
+      policy.budget?.take();
       const addresses = await checkedAddresses(url, policy, deadline);
       let response: http.IncomingMessage;
       try {
@@ -225,6 +290,10 @@ export async function safeFetch(rawUrl: string, policy: OutboundPolicy, headers:
         }
         url = next;
         continue;
+      }
+      if (policy.skipErrorBodies && (status < 200 || status > 299)) {
+        response.destroy();
+        return { url: url.href, status, contentType: response.headers['content-type'] ?? null, headers: response.headers, body: new Uint8Array() };
       }
       try {
         const body = await readCapped(response, policy.maxResponseBytes, policy.truncateBody);

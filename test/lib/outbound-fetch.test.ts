@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboundError, safeFetch, type OutboundPolicy } from '../../src/lib/outbound-fetch.js';
+import { FetchBudget, FetchBudgetSpent, OutboundError, safeFetch, type OutboundPolicy } from '../../src/lib/outbound-fetch.js';
 import { startSite, type TestSite } from '../helpers/site-server.js';
 
 const MB = 1024 * 1024;
@@ -34,6 +34,7 @@ beforeAll(async () => {
       '/hang': { hang: true },
       '/stall': { stallBody: true, body: '<html><body>' },
       '/missing-page-status': { status: 404, body: 'gone' },
+      '/missing-stalled': { status: 404, stallBody: true, body: '<html>' },
     },
   });
   siteOnly = { ...base, allowedHosts: [`127.0.0.1:${site.port}`] };
@@ -161,5 +162,33 @@ describe('safeFetch: size and time', () => {
     expect((await failure(safeFetch(`${site.url}/hang`, { ...siteOnly, timeoutMs: 500 }))).message).toBe('no answer within 0.5 s');
     expect((await failure(safeFetch(`${site.url}/stall`, { ...siteOnly, timeoutMs: 500 }))).message).toBe('no answer within 0.5 s');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('safeFetch: a budget shared by a series of fetches', () => {
+  it('takes one request per hop and refuses to start past its requests, before sending', async () => {
+    const budget = new FetchBudget(4);
+    const before = site.requests.length;
+    expect((await safeFetch(`${site.url}/hop1`, { ...siteOnly, budget })).url).toBe(`${site.url}/plain`);
+    expect(budget.requests).toBe(4);
+    expect(budget.spent).toBe('requests');
+    const spent = await failure(safeFetch(`${site.url}/`, { ...siteOnly, budget }));
+    expect(spent).toBeInstanceOf(FetchBudgetSpent);
+    expect(spent.message).toBe('the limit of 4 requests is reached');
+    expect(site.requests.slice(before)).toEqual(['/hop1', '/hop2', '/hop3', '/plain']);
+  });
+
+  it('cuts a fetch at the end of its time, with a budget error rather than the fetch timeout', async () => {
+    const budget = new FetchBudget(100, 300);
+    const cut = await failure(safeFetch(`${site.url}/hang`, { ...siteOnly, budget }));
+    expect(cut).toBeInstanceOf(FetchBudgetSpent);
+    expect(cut.message).toBe('the time limit is reached');
+    expect(budget.spent).toBe('time');
+  });
+
+  it('does not read the body of an error answer when asked to (skipErrorBodies)', async () => {
+    const result = await safeFetch(`${site.url}/missing-stalled`, { ...siteOnly, skipErrorBodies: true });
+    expect(result).toMatchObject({ status: 404, body: new Uint8Array() });
+    expect(Buffer.from((await safeFetch(`${site.url}/missing-page-status`, siteOnly)).body).toString()).toBe('gone');
   });
 });

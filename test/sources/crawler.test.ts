@@ -1,23 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutboundPolicy } from '../../src/lib/outbound-fetch.js';
 import { crawlSite, type CrawledPage, type CrawlLimits } from '../../src/modules/sources/crawler.js';
-import { htmlPage, sitemapXml, startSite, type SiteOptions, type TestSite } from '../helpers/site-server.js';
+import { htmlPage, sitemapXml, type SiteOptions } from '../helpers/site-server.js';
+import { sitesClosedAfterEach } from './support.js';
 
 // The test sites listen on 127.0.0.1, so the crawls allow private hosts; the refusal of private addresses
 // on redirects is tested with `allowedHosts`, which exempts the test site's own host:port only.
 const policy: OutboundPolicy = { allowPrivateHosts: true, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, maxRedirects: 3, userAgent: 'TestBot/1.0 (+https://example.com/bot)' };
 const wide: CrawlLimits = { maxPages: 100, maxDepth: 10, include: [], exclude: [] };
 
-const sites: TestSite[] = [];
-afterEach(async () => {
-  await Promise.all(sites.splice(0).map((site) => site.close()));
-});
-
-async function site(options: SiteOptions): Promise<TestSite> {
-  const started = await startSite(options);
-  sites.push(started);
-  return started;
-}
+const site = sitesClosedAfterEach();
 
 async function crawl(start: string, limits: Partial<CrawlLimits> = {}, with_: OutboundPolicy = policy): Promise<CrawledPage[]> {
   const pages: CrawledPage[] = [];

@@ -1,5 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterEach } from 'vitest';
 import type { Tenant } from '../helpers/app.js';
+import { startSite, type SiteOptions, type TestSite } from '../helpers/site-server.js';
 
 /** A multipart/form-data body with one file field (`file` unless named) and other text fields. */
 export function multipart(file: { name: string; type: string; bytes: Uint8Array | string; field?: string }, fields: Record<string, string> = {}) {
@@ -41,4 +43,17 @@ export async function waitForStatus(tenant: Tenant, chatbotId: string, sourceId:
     if (statuses.includes(body.status) || Date.now() > deadline) return body;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** For a test file: a startSite whose sites are closed after each test. */
+export function sitesClosedAfterEach(): (options: SiteOptions) => Promise<TestSite> {
+  const sites: TestSite[] = [];
+  afterEach(async () => {
+    await Promise.all(sites.splice(0).map((site) => site.close()));
+  });
+  return async (options) => {
+    const started = await startSite(options);
+    sites.push(started);
+    return started;
+  };
 }

@@ -2,15 +2,34 @@ import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import picomatch from 'picomatch';
 import robotsParserModule from 'robots-parser';
-import { OutboundError, safeFetch, type OutboundPolicy } from '../../lib/outbound-fetch.js';
-import { parseLink, pageLinks, type PageLinks } from './parsing/links.js';
+import { FetchBudget, FetchBudgetSpent, OutboundError, safeFetch, type OutboundPolicy } from '../../lib/outbound-fetch.js';
+import { Frontier, parseLink, pageKey } from './frontier.js';
+import { pageLinks, type PageLinks } from './parsing/links.js';
 import { collectSitemapUrls } from './sitemap.js';
 
-/** How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all. */
-export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[] }
+/**
+ * How far a website crawl goes. `include`/`exclude` are path globs (picomatch); exclude wins, empty include = all.
+ * `maxMs`: the longest the crawl may run (no fetch starts past it, one under way is cut); no limit when absent.
+ */
+export interface CrawlLimits { maxPages: number; maxDepth: number; include: string[]; exclude: string[]; maxMs?: number }
+
+/** What a crawl tells besides its pages; complete once the crawl has ended. */
+export interface CrawlReport {
+  /** Requests sent: every redirect hop, failure, robots.txt and sitemap fetch included. */
+  requests: number;
+  /** The most URLs queued (found, not yet fetched) at once. */
+  largestFrontier: number;
+  /** Why the crawl stopped with pages still queued (its time or request limit), readable by the user; null otherwise. */
+  stopped: string | null;
+}
 
 /** Reads an HTML page's links and canonical URL: the parse sandbox's, or in this process (pageLinks) for trusted pages. */
 export type LinkReader = (body: Uint8Array, contentType: string | null, url: string) => Promise<PageLinks>;
+
+/** A report for crawlSite to fill in. */
+export function emptyCrawlReport(): CrawlReport {
+  return { requests: 0, largestFrontier: 0, stopped: null };
+}
 
 /**
  * One fetched page: its body as served (HTML, or a PDF the caller may ingest), or why it failed; `found`:
@@ -29,11 +48,19 @@ const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.
 
 /** Politeness: a robots.txt Crawl-delay is honoured up to this many seconds between requests. */
 const MAX_CRAWL_DELAY_S = 2;
+/**
+ * Requests a crawl may send per page of its limit, and besides (robots.txt, again if the start page moves to
+ * another origin, and sitemap.xml): redirect hops, failures and pages met twice all count, so a site answering
+ * every link with a redirect to a page already read cannot make a crawl of 5 pages send thousands.
+ */
+const REQUESTS_PER_PAGE = 2;
+const REQUESTS_BESIDES_PAGES = 3;
+/** The most URLs queued at once, whatever the page limit (a queued URL costs memory until fetched). */
+const MAX_FRONTIER = 10_000;
 
-/** The identity of a page for de-duplication: `/a` and `/a/` are one page; an empty query is no query. */
-function pageKey(url: URL): string {
-  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-  return `${url.origin}${path}${url.search === '?' ? '' : url.search}`;
+/** The request budget of a crawl of at most `maxPages` pages. */
+export function crawlRequestLimit(maxPages: number): number {
+  return maxPages * REQUESTS_PER_PAGE + REQUESTS_BESIDES_PAGES;
 }
 
 function safeDecode(path: string): string {
@@ -84,6 +111,20 @@ async function loadRobots(origin: string, policy: OutboundPolicy): Promise<SiteR
   };
 }
 
+function duration(ms: number): string {
+  const minutes = ms / 60_000;
+  if (Number.isInteger(minutes)) return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+  return `${Number((ms / 1000).toFixed(1))} seconds`;
+}
+
+/** Why a crawl stopped before its end, readable by the user. */
+function stopReason(budget: FetchBudget, maxPages: number): string {
+  const cause = budget.spent === 'time'
+    ? `at its time limit of ${duration(budget.maxMs)}`
+    : `after ${budget.maxRequests} requests, its limit for ${maxPages} pages (redirects and failed fetches count too)`;
+  return `The crawl stopped ${cause}; the pages read until then are kept.`;
+}
+
 /** The reason a page failed, readable by the user. */
 function failure(error: unknown): string {
   if (error instanceof OutboundError) return error.message;
@@ -100,15 +141,35 @@ function failure(error: unknown): string {
  * The start page is always fetched (the user named it), whatever the globs say; pages are fetched one at a
  * time, breadth first: the start page, then the sitemap's pages (depth 1; read once the start page answered,
  * even with an error status), then the links found.
+ *
+ * Bounded whatever the site does: every request counts against crawlRequestLimit(maxPages), the crawl ends
+ * at `maxMs`, the queue of found URLs never outgrows the fetches left, and the body of an error answer or a
+ * redirect is not read. A crawl cut short by its time or request limit says why in `report.stopped`.
  */
 export async function* crawlSite(
   startUrl: string,
   limits: CrawlLimits,
   policy: OutboundPolicy,
+  report: CrawlReport = emptyCrawlReport(),
   readLinks: LinkReader = async (body, contentType, url) => pageLinks(body, contentType, url),
 ): AsyncGenerator<CrawledPage> {
   const start = parseLink(startUrl.trim());
   if (!start) throw new OutboundError('refused: only http and https URLs are crawled');
+  const budget = new FetchBudget(crawlRequestLimit(limits.maxPages), limits.maxMs);
+  const crawlPolicy: OutboundPolicy = { ...policy, budget, skipErrorBodies: true };
+  const frontier = new Frontier(() => Math.min(MAX_FRONTIER, budget.requestsLeft));
+  try {
+    yield* crawlPages(start, limits, crawlPolicy, { budget, frontier, report, readLinks });
+  } finally {
+    report.requests = budget.requests;
+    report.largestFrontier = frontier.largest;
+  }
+}
+
+/** What one crawl keeps while it runs: its budget, its queue, its report, and how it reads a page's links. */
+interface CrawlState { budget: FetchBudget; frontier: Frontier; report: CrawlReport; readLinks: LinkReader }
+
+async function* crawlPages(start: URL, limits: CrawlLimits, policy: OutboundPolicy, { budget, frontier, report, readLinks }: CrawlState): AsyncGenerator<CrawledPage> {
   let origin = start.origin;
   let rules = await loadRobots(origin, policy);
   if (!rules.allowed(start)) {
@@ -116,28 +177,33 @@ export async function* crawlSite(
     return;
   }
   const wanted = pathFilter(limits.include, limits.exclude);
-  const seen = new Set<string>([pageKey(start)]);
   const fetchedKeys = new Set<string>();
-  const queue: Array<{ url: URL; depth: number }> = [{ url: start, depth: 0 }];
+  frontier.push(start, 0);
   const admit = (url: URL, depth: number): boolean => {
-    const key = pageKey(url);
-    if (url.origin !== origin || depth > limits.maxDepth || seen.has(key)) return false;
+    if (url.origin !== origin || depth > limits.maxDepth || frontier.has(url)) return false;
     if (ASSET.test(url.pathname) || !wanted(url) || !rules.allowed(url)) return false;
-    seen.add(key);
-    queue.push({ url, depth });
-    return true;
+    return frontier.push(url, depth);
   };
 
   let yielded = 0;
   // Pages found so far, as far as the page limit goes: the progress a sync shows.
-  const found = () => Math.min(queue.length, limits.maxPages);
-  for (let next = 0; next < queue.length && yielded < limits.maxPages; next++) {
-    const { url, depth } = queue[next] as { url: URL; depth: number };
-    if (next > 0 && rules.delayMs > 0) await sleep(rules.delayMs);
+  const found = () => Math.min(frontier.queued, limits.maxPages);
+  for (let queued = frontier.shift(); queued && yielded < limits.maxPages; queued = frontier.shift()) {
+    const { url, depth } = queued;
+    if (depth > 0 && rules.delayMs > 0) await sleep(Math.min(rules.delayMs, budget.msLeft));
+    if (budget.spent) {
+      report.stopped = stopReason(budget, limits.maxPages);
+      return;
+    }
     let response;
     try {
       response = await safeFetch(url.href, policy, { accept: PAGE_ACCEPT });
     } catch (error) {
+      if (error instanceof FetchBudgetSpent) {
+        // Not the page's fault: the crawl is out of time or requests, and this page was not read.
+        report.stopped = stopReason(budget, limits.maxPages);
+        return;
+      }
       yielded++;
       yield { url: url.href, depth, found: found(), ok: false, error: failure(error) };
       continue;
@@ -155,7 +221,7 @@ export async function* crawlSite(
     }
     const finalKey = pageKey(final);
     if (depth > 0 && finalKey !== pageKey(url) && (fetchedKeys.has(finalKey) || !wanted(final) || !rules.allowed(final))) continue;
-    seen.add(finalKey);
+    frontier.mark(final);
     fetchedKeys.add(finalKey);
     if (depth === 0 && limits.maxPages > 1 && limits.maxDepth >= 1) {
       // The site answered (even a 404 start page): its sitemap seeds depth 1, ahead of the start page's links.
@@ -170,15 +236,21 @@ export async function* crawlSite(
       continue;
     }
 
+    // A page whose links cannot be read (the sandbox's limits) is still yielded: its own parse says why it fails.
     const page = HTML.test(response.contentType ?? '') ? await readLinks(response.body, response.contentType, final.href).catch(() => null) : null;
     // A canonical link is honoured only between variants of one path (?ref=, ?sort=): sites that point every
     // page's canonical at the home page are common enough that trusting it further would drop whole sites.
     const canonical = page?.canonical ? new URL(page.canonical) : null;
     if (canonical && canonical.origin === origin && canonical.pathname === final.pathname && pageKey(canonical) !== finalKey) {
       if (fetchedKeys.has(pageKey(canonical))) continue;
-      seen.add(pageKey(canonical));
+      frontier.mark(canonical);
     }
-    if (page && depth < limits.maxDepth) for (const link of page.links) admit(new URL(link), depth + 1);
+    if (page && depth < limits.maxDepth) {
+      for (const link of page.links) {
+        if (frontier.full) break;
+        admit(new URL(link), depth + 1);
+      }
+    }
     yielded++;
     yield { url: final.href, depth, found: found(), ok: true, contentType: response.contentType, body: response.body };
   }

@@ -12,7 +12,7 @@ import type { Embedder } from '../knowledge/embedder.js';
 import { embedChunks } from './embedding.js';
 import { ingestJobRepository, replyJobRepository, type JobRow } from '../runtime/repository.js';
 import type { IngestRunner, WorkerLog } from '../runtime/reply-worker.js';
-import { crawlSite } from './crawler.js';
+import { crawlSite, emptyCrawlReport, type CrawlReport } from './crawler.js';
 import { DocumentError, chunkDocument, detectFileKind, parseText, type DocumentErrorCode, type ParsedDocument } from './parsing/index.js';
 import { createParseSandbox } from './parsing/sandbox.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
@@ -220,7 +220,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
     if (settled) await events.emit(trx, settled.workspace_id, 'source.synced', presentSource(settled));
   }
 
-  async function* documentsOf(source: SourceRow): AsyncGenerator<Found> {
+  async function* documentsOf(source: SourceRow, crawlReport: CrawlReport): AsyncGenerator<Found> {
     const settings = configOf(source);
     if (source.type === 'text' || source.type === 'qa') {
       yield handWrittenDocument(source);
@@ -238,8 +238,8 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       return;
     }
     const crawl = settings.crawl ?? { max_pages: config.crawlDefaults.maxPages, max_depth: config.crawlDefaults.maxDepth, include: [], exclude: [] };
-    const limits = { maxPages: Math.min(crawl.max_pages, config.maxPages), maxDepth: crawl.max_depth, include: crawl.include, exclude: crawl.exclude };
-    for await (const page of crawlSite(source.url ?? '', limits, policy, sandbox.links)) {
+    const limits = { maxPages: Math.min(crawl.max_pages, config.maxPages), maxDepth: crawl.max_depth, include: crawl.include, exclude: crawl.exclude, maxMs: config.maxCrawlMs };
+    for await (const page of crawlSite(source.url ?? '', limits, policy, crawlReport, sandbox.links)) {
       if (!page.ok) {
         yield { url: page.url, error: page.error, errorCode: 'fetch_failed', found: page.found };
         continue;
@@ -253,7 +253,8 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
     }
   }
 
-  async function settle(source: SourceRow, outcomes: Outcome[], firstError: string | null): Promise<void> {
+  /** `stopped`: why a crawl ended early (its time or request limit), kept as the source's error even when ready. */
+  async function settle(source: SourceRow, outcomes: Outcome[], firstError: string | null, stopped: string | null): Promise<void> {
     await inTransaction(db, {}, async (trx) => {
       const current = await sourceRepository.find(trx, source.workspace_id, source.chatbot_id, source.id, { forUpdate: true });
       if (!current) return;
@@ -263,7 +264,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       const interval = current.sync_interval_hours === null ? null : Number(current.sync_interval_hours);
       await finish(trx, current, {
         status: readable ? 'ready' : 'failed',
-        error: readable ? null : (firstError ?? (outcomes.length === 0 ? 'No document was found.' : 'No document could be read.')),
+        error: stopped ?? (readable ? null : (firstError ?? (outcomes.length === 0 ? 'No document was found.' : 'No document could be read.'))),
         last_synced_at: now.toISOString(),
         sync_done: null,
         sync_found: null,
@@ -278,7 +279,8 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
     const met = new Set<string>();
     const outcomes: Outcome[] = [];
     let firstError: string | null = null;
-    for await (const found of documentsOf(source)) {
+    const crawlReport = emptyCrawlReport();
+    for await (const found of documentsOf(source, crawlReport)) {
       if (signal.aborted) throw new Error('ingestion interrupted: the process is shutting down');
       if (met.has(found.url)) continue;
       met.add(found.url);
@@ -295,8 +297,9 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
       if (outcome === 'failed') firstError ??= `${prepared.url}: ${prepared.error ?? 'could not be read'}`;
       outcomes.push(outcome);
     }
-    // Pages the finished crawl no longer met leave retrieval (a page removed from the site).
-    const stale = await sourceDocumentRepository.listNotIn(db, source.workspace_id, source.id, met);
+    // Pages the finished crawl no longer met leave retrieval (a page removed from the site); a crawl cut short
+    // by its limits did not finish, and the pages it did not reach stay.
+    const stale = crawlReport.stopped ? [] : await sourceDocumentRepository.listNotIn(db, source.workspace_id, source.id, met);
     for (const document of stale) {
       await inTransaction(db, {}, async (trx) => {
         await knowledgeChunks.deleteByDocument(trx, source.workspace_id, document.id);
@@ -305,7 +308,7 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
     }
     log.info({ source_id: source.id, documents: outcomes.length, unchanged: outcomes.filter((o) => o === 'unchanged').length }, 'source synced');
     if (deps.embedder) await embedChunks(deps, source, deps.embedder, signal);
-    await settle(source, outcomes, firstError);
+    await settle(source, outcomes, firstError, crawlReport.stopped);
   }
 
   return {

@@ -32,7 +32,7 @@ export const Source = Type.Object(
         found: Type.Integer({ description: 'Documents this sync has found so far; a crawl finds more as it goes, up to its page limit.' }),
       }, { description: 'While `syncing`: how far the sync has got. Null otherwise.' }),
     ),
-    error: Nullable(Type.String()),
+    error: Nullable(Type.String({ description: 'Why the last sync failed, or why a crawl stopped early (its time or request limit: the pages read are kept and the source is `ready`); null otherwise.' })),
     sync_interval_hours: Nullable(Type.Integer({ description: 'Re-synced on its own every this many hours; null: only on request.' })),
     last_synced_at: Nullable(Timestamp),
     created_at: Timestamp,

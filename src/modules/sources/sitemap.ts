@@ -28,8 +28,9 @@ function sitemapText(body: Uint8Array, maxBytes: number): string {
 
 /**
  * Walks the site's sitemaps (those robots.txt names, else /sitemap.xml) and offers each page URL to `offer`,
- * which returns true when it took the URL; stops once `wanted` URLs were taken. Sitemaps are optional: one
- * that is missing, off the site or unreadable is skipped.
+ * which returns true when it took the URL; stops once `wanted` URLs were taken, or when the policy's budget
+ * is spent (each sitemap file is a request of the crawl). Sitemaps are optional: one that is missing, off the
+ * site or unreadable is skipped.
  */
 export async function collectSitemapUrls(
   origin: string,
@@ -41,7 +42,7 @@ export async function collectSitemapUrls(
   const pending = listed.length > 0 ? [...listed] : [`${origin}/sitemap.xml`];
   const visited = new Set<string>();
   let taken = 0;
-  while (pending.length > 0 && visited.size < MAX_SITEMAP_FILES && taken < wanted) {
+  while (pending.length > 0 && visited.size < MAX_SITEMAP_FILES && taken < wanted && !policy.budget?.spent) {
     const location = pending.shift() as string;
     let url: URL;
     try {
@@ -59,7 +60,8 @@ export async function collectSitemapUrls(
     } catch {
       continue;
     }
-    pending.push(...parsed.sitemaps);
+    // Only as many as may still be read: an index naming 100,000 sitemaps queues a handful.
+    pending.push(...parsed.sitemaps.slice(0, Math.max(0, MAX_SITEMAP_FILES - visited.size - pending.length)));
     for (const page of parsed.pages) {
       if (offer(page)) taken++;
       if (taken >= wanted) break;

@@ -1,4 +1,5 @@
 import { parseHTML } from 'linkedom';
+import { parseLink } from '../frontier.js';
 
 /** The parts of linkedom's document read here (the DOM lib types are not part of this Node project). */
 interface LinkElement { getAttribute(name: string): string | null }
@@ -9,19 +10,6 @@ interface LinkDocument {
 
 /** What a crawler follows from a page: its links (none when it says nofollow) and its canonical URL, as absolute URLs. */
 export interface PageLinks { links: string[]; canonical: string | null }
-
-/** An http(s) URL without its fragment, or null for anything else (mailto:, javascript:, garbage). */
-export function parseLink(href: string, base?: URL): URL | null {
-  let url: URL;
-  try {
-    url = new URL(href, base);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  url.hash = '';
-  return url;
-}
 
 /** The page's text in the charset its Content-Type names (UTF-8 otherwise). */
 export function decodeHtml(body: Uint8Array, contentType: string | null): string {
