@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql, type Transaction } from 'kysely';
+import { Migrator, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { loadConfig } from '../../src/config.js';
+import { ensureSchema, migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
 import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
 
@@ -39,6 +41,40 @@ export async function dropDatabase(env: Record<string, string>): Promise<void> {
   }
   const file = env.DATABASE_URL?.replace(/^sqlite:/, '');
   if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
+}
+
+/** A fresh database of the run's backend, migrated to the latest, for tests of a migration going down and up. */
+export interface MigrationScratch {
+  handle: DatabaseHandle;
+  /** Moves the database to a named migration (down or up); throws on a failed step. */
+  migrateTo(name: string): Promise<void>;
+  /** Applies the migrations not yet applied and returns their names. */
+  migrateToLatest(): Promise<string[]>;
+  /** Closes and removes the database. */
+  remove(): Promise<void>;
+}
+
+/** Opens a fresh database (SQLite file or PostgreSQL schema) migrated to the latest. */
+export async function openMigrationScratch(): Promise<MigrationScratch> {
+  const env = freshDatabaseEnv();
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const handle = openDatabase(config.database);
+  await ensureSchema(handle, config.database);
+  const schema = config.database.kind === 'postgres' ? config.database.schema : null;
+  await migrateToLatest(handle.db, schema);
+  const migrator = new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  return {
+    handle,
+    async migrateTo(name) {
+      const { error } = await migrator.migrateTo(name);
+      if (error) throw error instanceof Error ? error : new Error(String(error));
+    },
+    migrateToLatest: () => migrateToLatest(handle.db, schema),
+    async remove() {
+      await handle.close();
+      await dropDatabase(env);
+    },
+  };
 }
 
 /** A migrated SQLite file of its own, whatever the run's backend: for tests of the embedded driver itself. */
