@@ -107,7 +107,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   const mailer = createMailer(config.mail);
   const services = createServices({ db: database.db, clock, replies: durableReplies(clock, wakeJobs), cacheMaxBytes: config.cacheMaxBytes, sources: config.sources, wakeJobs, knowledge, webhooks: config.webhooks, secretKey,
     // Live streams hear of each event once its transaction commits.
-    eventListeners: [(trx, event) => database.signals.signal(trx, event.workspace_id), ...(mailer.enabled ? [mailNotifications(clock, config.publicUrl, wakeJobs)] : [])],
+    eventListeners: [(trx, event) => database.signals.signal(trx, event.workspace_id), ...(mailer.enabled ? [mailNotifications(clock, config.notifications.mailPerHour, config.publicUrl, wakeJobs)] : [])],
     // The one mailer (SMTP_URL); it sends nothing when mail is off.
     mail: { mailer, publicUrl: config.publicUrl, log: logger } });
   // Webhook secrets an older version stored in clear are encrypted before anything is served (a migration

@@ -38,18 +38,26 @@ export interface SessionsTable {
   last_seen_at: string;
 }
 
+/** What a queued email is: a notification visitors cause, the digest that stands for those past the budget, or an invitation. */
+export type MailKind = 'new_lead' | 'handoff' | 'digest' | 'invitation';
+
 /** A one-time link that makes its holder a member of a workspace. */
 /** An email queued with what it tells of, sent by the job runner (lease and retries like webhook deliveries). */
 export interface MailJobsTable {
   id: string;
   workspace_id: string;
-  /** One email per fact and recipient (`lead:<id>:<user>`, `handoff:<conversation>:<at>:<user>`, `invitation:<id>`). */
+  /** One email per fact and recipient (`lead:<id>:<user>`, `handoff:<conversation>:<at>:<user>`, `invitation:<id>`, `digest:<id>`). */
   dedupe_key: string;
+  /** What it tells of: the notifications visitors cause (`new_lead`, `handoff`) count against the hourly budget. */
+  kind: MailKind;
   recipient: string;
   subject: string;
   text_body: string;
   html_body: string;
-  state: 'pending' | 'running' | 'sent' | 'failed';
+  /** `held`: a notification past the budget, never sent by itself; its digest (`digest_id`) tells of it. */
+  state: 'pending' | 'running' | 'sent' | 'failed' | 'held';
+  /** For a held notification: the digest email that counts it. */
+  digest_id: string | null;
   attempts: Generated<number>;
   run_after: string;
   locked_until: string | null;

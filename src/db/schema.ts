@@ -296,7 +296,7 @@ export interface Database {
   provider_settings: ProviderSettingsTable;
 }
 
-export type { UsersTable, MembershipsTable, SessionsTable, MailJobsTable, PasswordResetsTable, InvitationsTable } from './account-tables.js';
+export type { UsersTable, MembershipsTable, SessionsTable, MailJobsTable, MailKind, PasswordResetsTable, InvitationsTable } from './account-tables.js';
 export type { WebhookEndpointsTable, WebhookDeliveriesTable, WebhookAttemptsTable } from './webhook-tables.js';
 export type { SourcesTable, SourceFilesTable, SourceDocumentsTable, KnowledgeChunksTable, KnowledgeVectorIndexesTable, KnowledgeVectorCellsTable, KnowledgeVectorsTable, KnowledgeTermsTable, KnowledgeTermVariantsTable } from './knowledge-tables.js';
 

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type Transaction } from 'kysely';
-import { loadConfig } from '../../src/config.js';
 import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
 import { ensureSchema, migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
@@ -65,6 +65,32 @@ export async function freshUnmigrated(): Promise<{ handle: DatabaseHandle; migra
       await handle.close();
       await dropDatabase(env);
     },
+  };
+}
+
+/** A fresh database of the run's backend, migrated to the latest, for tests of a migration going down and up. */
+export interface MigrationScratch {
+  handle: DatabaseHandle;
+  /** Moves the database to a named migration (down or up); throws on a failed step. */
+  migrateTo(name: string): Promise<void>;
+  /** Applies the migrations not yet applied and returns their names. */
+  migrateToLatest(): Promise<string[]>;
+  /** Closes and removes the database. */
+  remove(): Promise<void>;
+}
+
+/** Opens a fresh database (SQLite file or PostgreSQL schema) migrated to the latest. */
+export async function openMigrationScratch(): Promise<MigrationScratch> {
+  const { handle, migrator, schema, remove } = await freshUnmigrated();
+  await migrateToLatest(handle.db, schema);
+  return {
+    handle,
+    async migrateTo(name) {
+      const { error } = await migrator.migrateTo(name);
+      if (error) throw error instanceof Error ? error : new Error(String(error));
+    },
+    migrateToLatest: () => migrateToLatest(handle.db, schema),
+    remove,
   };
 }
 

@@ -73,10 +73,10 @@ describe('retention sweep', () => {
     await t.app.database.db
       .insertInto('mail_jobs')
       .values({
-        id, workspace_id: workspaceId, dedupe_key: `test:${id}`, recipient: 'member@example.test', subject: 'Reset your password',
+        id, workspace_id: workspaceId, dedupe_key: `test:${id}`, kind: 'invitation', recipient: 'member@example.test', subject: 'Reset your password',
         text_body: 'https://app.example.test/reset#one-time-token', html_body: '<p>reset</p>', state, attempts: state === 'pending' ? 0 : 1,
         run_after: daysAgo(queuedDaysAgo), locked_until: state === 'running' ? daysAgo(updatedDaysAgo - 0.01) : null, last_error: null,
-        created_at: daysAgo(queuedDaysAgo), updated_at: daysAgo(updatedDaysAgo),
+        digest_id: null, created_at: daysAgo(queuedDaysAgo), updated_at: daysAgo(updatedDaysAgo),
       })
       .execute();
     return id;
@@ -124,6 +124,8 @@ describe('retention sweep', () => {
   it('deletes exactly the finished rows past their retention, attempts included, and nothing on a second sweep', async () => {
     const oldSent = await mailJob('sent', 8);
     const oldFailed = await mailJob('failed', 20);
+    // A notification held past the hourly budget (its digest told of it): never sent, swept like a sent one.
+    const oldHeld = await mailJob('held', 8);
     const oldPending = await mailJob('pending', 60);
     const oldRunning = await mailJob('running', 60);
     // Queued long ago, but sent (last changed) within the 7 days: its age counts from the send.
@@ -135,12 +137,13 @@ describe('retention sweep', () => {
     const oldRunningDelivery = await delivery('running', 90, 1);
     const recentSucceeded = await delivery('succeeded', 29, 1, 35);
 
-    expect(await t.app.runtime.sweepRetention()).toEqual({ mailJobs: 2, webhookDeliveries: 2, webhookAttempts: 5 });
+    expect(await t.app.runtime.sweepRetention()).toEqual({ mailJobs: 3, webhookDeliveries: 2, webhookAttempts: 5 });
 
     const after = await remaining();
     expect(after.mail).toEqual([oldPending, oldRunning, recentSent].sort());
     expect(after.mail).not.toContain(oldSent);
     expect(after.mail).not.toContain(oldFailed);
+    expect(after.mail).not.toContain(oldHeld);
     expect(after.deliveries).toEqual([oldPendingDelivery, oldRunningDelivery, recentSucceeded].sort());
     expect(after.attemptsOf(oldSucceeded)).toBe(0);
     expect(after.attemptsOf(oldFailedDelivery)).toBe(0);
@@ -149,7 +152,7 @@ describe('retention sweep', () => {
     expect(after.attemptsOf(recentSucceeded)).toBe(1);
     expect(after.attempts).toBe(3);
     expect(retentionLines()).toEqual([
-      expect.objectContaining({ level: 30, mail_jobs: 2, webhook_deliveries: 2, webhook_attempts: 5, more_remain: false }),
+      expect.objectContaining({ level: 30, mail_jobs: 3, webhook_deliveries: 2, webhook_attempts: 5, more_remain: false }),
     ]);
 
     // Idempotent: nothing more is old enough, and a sweep that deletes nothing logs nothing.

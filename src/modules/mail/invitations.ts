@@ -1,6 +1,7 @@
 import type { Db, InvitationsTable } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { mailJobOf, queueMail } from './queue.js';
+import { mailRepository } from './repository.js';
 import { invitationMail } from './templates.js';
 
 /** Runs in the transaction that creates an invitation, with its token (the one moment it is known). */
@@ -13,10 +14,10 @@ export type InvitationCreated = (trx: Db, invitation: InvitationsTable, token: s
 export function invitationMailer(clock: Clock, publicUrl: string, wake: () => void = () => undefined): InvitationCreated {
   return async (trx, invitation, token) => {
     if (!invitation.email) return;
-    const workspace = await trx.selectFrom('workspaces').select('name').where('id', '=', invitation.workspace_id).executeTakeFirst();
+    const workspace = await mailRepository.workspaceName(trx, invitation.workspace_id);
     const link = `${publicUrl}/invite#${token}`;
-    const message = invitationMail(invitation.email, workspace?.name ?? 'a workspace', invitation.role, link, invitation.expires_at);
-    await queueMail(trx, [mailJobOf(invitation.workspace_id, `invitation:${invitation.id}`, message, clock.now())]);
+    const message = invitationMail(invitation.email, workspace ?? 'a workspace', invitation.role, link, invitation.expires_at);
+    await queueMail(trx, [mailJobOf(invitation.workspace_id, 'invitation', `invitation:${invitation.id}`, message, clock.now())]);
     wake();
   };
 }

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../../lib/ids.js';
-import type { Database, Db, MailJobsTable } from '../../db/schema.js';
+import type { Database, Db, MailJobsTable, MailKind } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ClaimableQueue } from '../runtime/queues.js';
 import type { WorkerLog } from '../runtime/reply-worker.js';
@@ -15,12 +15,13 @@ const CONCURRENCY = 2;
 const SEND_BUDGET_MS = 60_000;
 
 /** A queued email row for `message`, due now; `dedupeKey` keeps one per fact and recipient. */
-export function mailJobOf(workspaceId: string, dedupeKey: string, message: MailMessage, now: Date): Insertable<MailJobsTable> {
+export function mailJobOf(workspaceId: string, kind: MailKind, dedupeKey: string, message: MailMessage, now: Date): Insertable<MailJobsTable> {
   const at = now.toISOString();
   return {
     id: newId('mailJob', now.getTime()),
     workspace_id: workspaceId,
     dedupe_key: dedupeKey,
+    kind,
     recipient: message.to,
     subject: message.subject,
     text_body: message.text,
@@ -30,6 +31,7 @@ export function mailJobOf(workspaceId: string, dedupeKey: string, message: MailM
     run_after: at,
     locked_until: null,
     last_error: null,
+    digest_id: null,
     created_at: at,
     updated_at: at,
   };

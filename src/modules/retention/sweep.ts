@@ -24,12 +24,12 @@ export interface RetentionSweepResult {
 }
 
 /**
- * Deletes finished mail jobs (sent, failed) after `mailDays` and finished webhook deliveries (succeeded,
- * failed) with their attempts after `webhookLogDays`, both counted from their last change. Sent mail holds
- * one-time links (password resets, invitations) in clear text, so keeping it is a liability. Pending and
- * running rows are never deleted. Runs whether or not mail is on (rows left from when it was). Several
- * instances may sweep at once: each batch takes rows no other sweep holds, and a row deleted twice is
- * simply not found the second time.
+ * Deletes finished mail jobs (sent, failed, held past the notification budget) after `mailDays` and finished
+ * webhook deliveries (succeeded, failed) with their attempts after `webhookLogDays`, both counted from their
+ * last change. Sent mail holds one-time links (password resets, invitations) in clear text, so keeping it is a
+ * liability. Pending and running rows are never deleted. Runs whether or not mail is on (rows left from when
+ * it was). Several instances may sweep at once: each batch takes rows no other sweep holds, and a row deleted
+ * twice is simply not found the second time.
  */
 export function createRetentionSweeper(deps: {
   db: Kysely<Database>;
