@@ -12,7 +12,7 @@ import { DocumentError, type FileKind, type ParsedDocument } from './types.js';
  * `took_too_long`), and the server goes on serving. Child processes rather than worker threads: a worker's
  * ArrayBuffers live outside its heap limit and in the server's own memory (a PDF stream inflating to 3 GB
  * took a worker with a 256 MB heap limit to 6.4 GB of resident memory), and a killed process gives all its
- * memory back (docs/decisions/0026-parse-sandbox.md).
+ * memory back (docs/decisions/0029-parse-sandbox.md).
  */
 export interface ParseSandbox {
   /** Parses one document in a child; throws DocumentError (with its code) when it cannot be read. */
