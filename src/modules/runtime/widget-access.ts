@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { budgetKeyOf } from '../../http/client-ip.js';
 import { AppError } from '../../http/errors.js';
 import { spendBudgets } from '../../http/rate-limit.js';
 import type { RequestContext } from '../../lib/actor.js';
@@ -131,8 +132,7 @@ export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetSer
       await reply.send();
       return;
     }
-    const ip = request.ip ?? 'unknown';
-    await spendBudgets(store, [{ policy: 'ip', id: ip, limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], reply);
+    await spendBudgets(store, [{ policy: 'ip', id: budgetKeyOf(request.ip), limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], reply);
     if (config.resource !== 'conversation') return;
     const token = bearer(request);
     if (token === null) {
