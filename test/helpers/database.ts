@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql, type Transaction } from 'kysely';
+import { Migrator, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { loadConfig } from '../../src/config.js';
+import { ensureSchema, migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import type { Database } from '../../src/db/schema.js';
 import { sqliteConnectionsOf, type SqliteConnections } from '../../src/db/sqlite.js';
 
@@ -54,6 +56,28 @@ export async function openScratchSqlite(name: string): Promise<{ file: string; h
     remove: async () => {
       await handle.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A fresh database of this run's backend with no migration applied yet, and a migrator over it, for tests of
+ * one migration: `migrator.migrateTo(name)` stops before it, `migrateToLatest()` applies the rest. `remove`
+ * closes and drops it.
+ */
+export async function openUnmigrated(): Promise<{ handle: DatabaseHandle; migrator: Migrator; migrateToLatest(): Promise<string[]>; remove(): Promise<void> }> {
+  const env = freshDatabaseEnv();
+  const config = loadConfig({ LOG_LEVEL: 'silent', ...env });
+  const handle = openDatabase(config.database);
+  await ensureSchema(handle, config.database);
+  const schema = config.database.kind === 'postgres' ? config.database.schema : null;
+  return {
+    handle,
+    migrator: new Migrator({ db: handle.db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) }),
+    migrateToLatest: () => migrateToLatest(handle.db, schema),
+    remove: async () => {
+      await handle.close();
+      await dropDatabase(env);
     },
   };
 }

@@ -21,6 +21,7 @@ import * as m0020 from './0020_password_resets.js';
 import * as m0021 from './0021_chatbot_appearance.js';
 import * as m0022 from './0022_provider_settings.js';
 import * as m0023 from './0023_conversation_origin.js';
+import * as m0025 from './0025_event_conversations.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0021_chatbot_appearance': m0021,
   '0022_provider_settings': m0022,
   '0023_conversation_origin': m0023,
+  '0025_event_conversations': m0025,
 };
