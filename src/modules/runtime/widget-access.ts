@@ -34,7 +34,8 @@ declare module 'fastify' {
 }
 
 const REALM = 'Bearer realm="widget"';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept';
+// Last-Event-ID: the widget resumes its conversation's event stream with it after any end.
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Last-Event-ID';
 const EXPOSE_HEADERS = 'Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location';
 
 /** Widget limits: requests per minute per client IP, messages per minute per conversation. */
