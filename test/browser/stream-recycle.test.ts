@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable, ensureWebBuild, launchChromium, signedInPage, startWidgetHostPage } from '../helpers/browser.js';
 import { signUp } from '../helpers/dashboard.js';
+import { openSse, type SseClient } from '../helpers/sse.js';
 import { makeChatbot } from '../helpers/factories.js';
 import { startConversation } from '../runtime/support.js';
 
@@ -89,6 +90,71 @@ describe.runIf(chromiumAvailable())('live streams recycled by the server', () =>
     await expect.poll(requests, { timeout: 20_000 }).toBeGreaterThanOrEqual(3);
     await startConversation(t.app, botId, { visitor: { name: 'Ada Visitor' } });
     await page.locator('table tbody tr').filter({ hasText: 'Ada Visitor' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+// EventSource gives up for good when a reconnect is refused (here: the one place of its address taken
+// meanwhile); the dashboard opens it again 30 s later (the page's clock is moved on) and refetches what is on
+// screen, so a conversation started while it had no stream appears.
+describe.runIf(chromiumAvailable())('the dashboard after a refused reconnect', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await ensureWebBuild();
+    t = await createTestApp({ streams: { perIp: 1, perConversation: 5, maxMs: 60 * 60_000 } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    t?.app.server.closeAllConnections();
+    await t?.close();
+  });
+
+  it('opens its stream again later and shows what happened meanwhile', { timeout: 60_000 }, async () => {
+    const owner = await signUp(t.app, { workspaceName: 'Crowded office' });
+    const botId = ((await owner.request('POST', '/app/api/chatbots', { name: 'Office helper', instructions: 'Help.' })).json() as { id: string }).id;
+    expect((await owner.request('PATCH', `/app/api/chatbots/${botId}`, { status: 'active' })).statusCode).toBe(200);
+    const { context, page, problems } = await signedInPage(browser, base, owner.cookie);
+    await page.clock.install();
+    const statuses: number[] = [];
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/app/api/events') statuses.push(response.status());
+    });
+    await page.goto(`${base}/conversations`);
+    await page.getByText('No conversations match.', { exact: false }).waitFor();
+    await expect.poll(() => statuses).toEqual([200]);
+
+    // The connection drops; before the browser reconnects, another tab of the same address takes the place.
+    t.app.server.closeAllConnections();
+    let holder: SseClient | null = null;
+    await expect
+      .poll(async () => {
+        const attempt = await openSse(`${base}/app/api/events`, { cookie: owner.cookie });
+        if (attempt.status === 200) holder = attempt;
+        else attempt.close();
+        return attempt.status;
+      }, { timeout: 10_000 })
+      .toBe(200);
+    await expect.poll(() => statuses, { timeout: 15_000 }).toContain(429);
+
+    // Meanwhile a visitor starts a conversation: nothing streams it to the dashboard.
+    await startConversation(t.app, botId, { visitor: { name: 'Unstreamed Visitor' } });
+    holder!.close();
+    await holder!.ended;
+    await page.clock.fastForward(30_000);
+    await page.locator('table tbody tr').filter({ hasText: 'Unstreamed Visitor' }).waitFor();
+    expect(statuses.at(-1)).toBe(200);
+
+    // And it is live again.
+    await startConversation(t.app, botId, { visitor: { name: 'Streamed Visitor' } });
+    await page.locator('table tbody tr').filter({ hasText: 'Streamed Visitor' }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   });
