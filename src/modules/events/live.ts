@@ -3,6 +3,7 @@ import type { CommitSignals } from '../../db/commit-signals.js';
 import type { Database } from '../../db/schema.js';
 import { parseJson } from '../../lib/json.js';
 import { eventRepository, type EventRow } from './repository.js';
+import { conversationOf } from './writer.js';
 
 /** Events read from the log per query. */
 const PAGE = 500;
@@ -66,7 +67,9 @@ interface Tail {
 }
 
 function live(row: EventRow): LiveEvent {
-  return { id: row.id, seq: Number(row.seq), type: row.type, created_at: row.created_at, data: parseJson<Record<string, unknown>>(row.data, {}), conversationId: row.conversation_id };
+  const data = parseJson<Record<string, unknown>>(row.data, {});
+  // An instance of the version before migration 0025, still running during an upgrade, writes no conversation_id.
+  return { id: row.id, seq: Number(row.seq), type: row.type, created_at: row.created_at, data, conversationId: row.conversation_id ?? conversationOf(row.type, data) };
 }
 
 function hand(subscriber: Subscriber, events: LiveEvent[]): void {

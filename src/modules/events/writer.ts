@@ -31,7 +31,7 @@ export interface AppendedEvent extends Omit<EventRow, 'data'> {
 export type EventListener = (trx: Transaction<Database>, event: AppendedEvent) => Promise<void>;
 
 /** The conversation an event concerns, from its payload: a conversation's own id, else the resource's `conversation_id`. */
-function conversationOf(type: EventType, data: object): string | null {
+export function conversationOf(type: string, data: object): string | null {
   const fields = data as { id?: unknown; conversation_id?: unknown };
   const id = type.startsWith('conversation.') ? fields.id : fields.conversation_id;
   return typeof id === 'string' ? id : null;
