@@ -20,7 +20,7 @@ import { percentile, syntheticText } from './text.js';
 // Live widget streams on one instance (issue 32: ≤ 30 KB of server memory per idle stream, fan-out p99 ≤ 200 ms
 // at 100 events per second). `npm run bench` runs it (`--only live`); on its own: `npx tsx bench/live-streams.ts
 // [--db sqlite|postgres] [--streams 5000] [--seconds 10] [--rate 100]`. It builds the app with buildApp as a
-// deployment runs it (widget rate limits raised; on PostgreSQL with Redis and LISTEN/NOTIFY) and serves it on
+// deployment runs it (widget rate limits and the streams per address raised; on PostgreSQL with Redis and LISTEN/NOTIFY) and serves it on
 // 127.0.0.1 in this process; the visitors run in a child process (bench/live-streams-client.ts) so that their
 // sockets do not count in the server's memory. One active agent, one conversation per stream (started through
 // the widget endpoint, not timed). Memory: this process's heap (heapUsed + external) and RSS after a full GC,
@@ -152,6 +152,8 @@ async function buildBenchApp(env: Record<string, string>): Promise<FastifyInstan
     ...env,
     WIDGET_RATE_PER_IP_PER_MINUTE: '1000000000',
     WIDGET_RATE_PER_CONVERSATION_PER_MINUTE: '1000000000',
+    // Every visitor of the bench connects from 127.0.0.1.
+    STREAMS_PER_IP: '100000',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   });
   // No reply worker: operator messages ask for no answer, and nothing else should run beside the streams.

@@ -30,6 +30,7 @@ import { conversationRoutes } from './modules/conversations/routes.js';
 import { leadRoutes } from './modules/leads/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { createLiveEvents } from './modules/events/live.js';
+import { createEventStreams } from './modules/events/streams.js';
 import { messageRoutes } from './modules/messages/routes.js';
 import type { ReplyEngine } from './modules/replies/engine.js';
 import { createIdleCloser } from './modules/runtime/idle-close.js';
@@ -118,6 +119,8 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
   });
   if (encrypted > 0) logger.info(`Encrypted the signing secrets of ${encrypted} webhook endpoint(s) stored in clear by an earlier version`);
   const live = createLiveEvents({ db: database.db, signals: database.signals, log: logger });
+  // Every SSE stream of live events goes through these limits (per client address, per conversation, lifetime).
+  const streams = createEventStreams({ live, limits: config.streams });
   const idempotency = idempotencyLayer(database.db, clock);
 
   const app = Fastify({
@@ -276,7 +279,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
     },
     { prefix: '/api/v1' },
   );
-  await registerDashboard(app, { rateLimitStore, live, providerSettings });
+  await registerDashboard(app, { rateLimitStore, streams, providerSettings });
 
   await app.register(
     async (publicApi) => {
@@ -286,7 +289,7 @@ export async function buildApp(config: Config, overrides: AppOverrides = {}): Pr
         widgetAccessHook({ db: database.db, widget, store: rateLimitStore, limits: config.widget, publicUrl: config.publicUrl }),
       );
       publicApi.get('/openapi', { schema: { hide: true } }, async () => widgetDocument(app));
-      await publicApi.register(widgetRoutes(widget, replyWorker, live));
+      await publicApi.register(widgetRoutes(widget, replyWorker, streams));
     },
     { prefix: '/widget/v1' },
   );

@@ -970,6 +970,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     state.live = live;
     const run = async () => {
       let fresh = live.lastId === null;
+      // Refused for now (429: too many streams from this address; 503: the service restarting): wait as asked.
+      let asked = 0;
       try {
         const response = await fetch(api('widget/v1/conversations/' + encodeURIComponent(session.conversation_id) + '/events'), {
           headers: Object.assign({ accept: 'text/event-stream', authorization: 'Bearer ' + session.visitor_token }, live.lastId ? { 'last-event-id': live.lastId } : {}),
@@ -990,11 +992,15 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
               loadTranscript(session).then((loaded) => loaded.status === 200 && loaded.messages.forEach(liveMessage), () => undefined);
             }
           });
+        } else {
+          asked = Math.min(Number(response.headers.get('retry-after')) || 0, 600) * 1000;
+          if (response.body) response.body.cancel().catch(() => undefined);
         }
       } catch {
         // Offline or aborted: retried below unless stopped.
       }
-      if (state.live === live && !live.abort.signal.aborted) live.timer = setTimeout(run, live.retryMs);
+      // The server ended the stream (after its lifetime, or at shutdown) or it dropped: resume after the last event.
+      if (state.live === live && !live.abort.signal.aborted) live.timer = setTimeout(run, Math.max(live.retryMs, asked));
     };
     run();
   }

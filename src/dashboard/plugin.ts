@@ -9,7 +9,7 @@ import { conversationRoutes } from './routes/conversations.js';
 import { eventStreamRoutes } from './routes/events.js';
 import { homeRoutes } from './routes/home.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import type { LiveEvents } from '../modules/events/live.js';
+import type { EventStreams } from '../modules/events/streams.js';
 import { leadRoutes } from './routes/leads.js';
 import { providerRoutes } from './routes/provider.js';
 import type { ProviderSettingsService } from '../modules/provider-settings/service.js';
@@ -23,7 +23,7 @@ import { registerWebApp } from './static.js';
 export interface DashboardDeps {
   rateLimitStore: RateLimitStore;
   /** The live event streams (the dashboard's own follows the workspace). */
-  live: LiveEvents;
+  streams: EventStreams;
   /** The instance's model provider settings (Settings → Model provider). */
   providerSettings: ProviderSettingsService;
 }
@@ -47,7 +47,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     await scope.register(authRoutes(services, config, signInLimiter(deps.rateLimitStore, config.signInLimit)));
     await scope.register(agentRoutes(services, createPreview(services, app.runtime.worker)));
     await scope.register(conversationRoutes(services));
-    await scope.register(eventStreamRoutes(deps.live));
+    await scope.register(eventStreamRoutes(deps.streams));
     await scope.register(webhookRoutes(services));
     await scope.register(leadRoutes(services));
     await scope.register(settingsRoutes(services));

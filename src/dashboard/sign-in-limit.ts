@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { budgetKeyOf } from '../http/client-ip.js';
 import { AppError } from '../http/errors.js';
 import { askStore } from '../http/rate-limit.js';
 import { tokenHash } from '../lib/tokens.js';
@@ -26,7 +27,7 @@ async function spend(store: RateLimitStore, budgets: Budget[], reply: FastifyRep
 export function publicRouteBudget(store: RateLimitStore, limits: Config['signInLimit']) {
   return async function spendIpBudget(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (!request.routeOptions.config.publicRoute) return;
-    const budget = { policy: 'sign_in_ip', id: `signin:${request.ip ?? 'unknown'}`, limit: limits.perIp, windowMs: WINDOW_MS };
+    const budget = { policy: 'sign_in_ip', id: `signin:${budgetKeyOf(request.ip)}`, limit: limits.perIp, windowMs: WINDOW_MS };
     await spend(store, [budget], reply, 'Too many sign-in, sign-up or invitation requests from this address');
   };
 }
@@ -37,7 +38,7 @@ export function publicRouteBudget(store: RateLimitStore, limits: Config['signInL
  */
 export function signInLimiter(store: RateLimitStore, limits: Config['signInLimit']) {
   return async function spendAttempt(request: FastifyRequest, reply: FastifyReply, email: string): Promise<void> {
-    const id = `signin:${request.ip ?? 'unknown'}:${tokenHash(email.trim().toLowerCase())}`;
+    const id = `signin:${budgetKeyOf(request.ip)}:${tokenHash(email.trim().toLowerCase())}`;
     await spend(store, [{ policy: 'sign_in', id, limit: limits.perIpAndEmail, windowMs: WINDOW_MS }], reply, 'Too many sign-in attempts');
   };
 }

@@ -101,6 +101,14 @@ export function withSerialId(db: Kysely<any>, table: CreateTableBuilder<string>)
     : table.addColumn('id', 'integer', (c) => c.primaryKey());
 }
 
+/**
+ * A top-level field of a JSON text column, as text (null when absent): SQLite's json_extract, PostgreSQL's
+ * `->>` on the column cast to jsonb. `field` is a name written in the code, never input.
+ */
+export function jsonTextField(db: Kysely<any>, column: string, field: string): RawBuilder<string | null> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
+  return isPostgres(db) ? sql<string | null>`(${sql.ref(column)}::jsonb ->> ${sql.lit(field)})` : sql<string | null>`json_extract(${sql.ref(column)}, ${sql.lit(`$.${field}`)})`;
+}
+
 /** The column type of raw bytes: bytea on PostgreSQL, blob on SQLite (both read back as a Buffer). */
 export function bytesColumnType(db: Kysely<any>): RawBuilder<unknown> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
   return isPostgres(db) ? sql`bytea` : sql`blob`;

@@ -31,6 +31,8 @@ export interface EventsTable {
   created_at: string;
   /** JSON: the resource as the API presents it. */
   data: string;
+  /** The conversation the event concerns (a conversation's, a message's, a lead's), else null: the widget's replay reads by it. */
+  conversation_id: string | null;
 }
 
 export interface ApiKeysTable {

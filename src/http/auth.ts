@@ -3,6 +3,7 @@ import type { OperationContext } from '../lib/actor.js';
 import type { Budget, RateLimitStore } from '../lib/rate-limit/types.js';
 import type { ApiKeyPrincipal, ApiKeyService, AuthFailure } from '../modules/api-keys/service.js';
 import { askStore, type ApiRateLimit } from './rate-limit.js';
+import { budgetKeyOf } from './client-ip.js';
 import { AppError } from './errors.js';
 import { hookList } from './route-hooks.js';
 import type { Scope } from './scopes.js';
@@ -75,7 +76,7 @@ export function accessPolicy(options: AccessPolicyOptions) {
   const failedAuthBudget = (ip: string): Budget[] => [{ policy: 'failed-auth', id: ip, limit: options.failedAuthPerIpPerMinute, windowMs: 60_000 }];
 
   async function authenticate(request: FastifyRequest): Promise<void> {
-    const budget = failedAuthBudget(request.ip);
+    const budget = failedAuthBudget(budgetKeyOf(request.ip));
     const standing = await askStore(store, budget, false);
     if (!standing.allowed) {
       const retryAfter = Math.max(1, Math.ceil(standing.retryAfterMs / 1000));

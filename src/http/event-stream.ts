@@ -33,6 +33,8 @@ export function openEventStream(reply: FastifyReply, options: { retryMs?: number
     options.onClose?.();
   };
   raw.on('close', close);
+  // A client gone before the stream opened: its 'close' was emitted already, and onClose must still run.
+  if (raw.destroyed) close();
   const write = (text: string) => {
     if (closed || raw.destroyed) return;
     raw.write(text);

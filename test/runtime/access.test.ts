@@ -85,6 +85,18 @@ describe('widget access: CORS follows allowed_origins', () => {
     expect(post.headers['access-control-allow-origin']).toBe(allowed);
   });
 
+  it('lets the widget resume its event stream from another origin: the preflight allows Last-Event-ID', async () => {
+    const bot = await makeActiveChatbot(tenant, { allowed_origins: [allowed] });
+    const started = await startConversation(t.app, bot.id);
+    const preflight = await widget(t.app, 'OPTIONS', `/widget/v1/conversations/${started.conversation_id}/events`, {
+      origin: allowed,
+      headers: { 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, last-event-id' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    const allowedHeaders = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/\s*,\s*/);
+    expect(allowedHeaders).toEqual(expect.arrayContaining(['authorization', 'last-event-id']));
+  });
+
   it('refuses a disallowed origin with 403 origin_not_allowed (its preflight is answered, the request refused)', async () => {
     const bot = await makeActiveChatbot(tenant, { allowed_origins: [allowed] });
     const evil = 'https://evil.example.org';

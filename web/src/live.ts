@@ -16,6 +16,16 @@ type Listener = (event: LiveEvent) => void;
 const listeners = new Set<Listener>();
 let source: EventSource | null = null;
 
+/**
+ * EventSource reconnects by itself when the server ends a stream (it does after STREAM_MAX_MINUTES), resuming
+ * with Last-Event-ID; but a refused reconnect (429 too many streams, 503 while the service restarts) closes it
+ * for good. It is opened again this much later, from then on: the queries on screen are fetched anew.
+ */
+const REOPEN_AFTER_MS = 30_000;
+let reopen: number | undefined;
+/** Handed to the listeners when the stream was opened again after a refusal: events may have been missed. */
+const RESYNC: LiveEvent = { id: '', type: 'resync', created_at: '', data: {} };
+
 // Visitor messages that arrived live, per conversation, until that conversation is opened.
 let unread = new Map<string, number>();
 const unreadWatchers = new Set<() => void>();
@@ -32,14 +42,22 @@ function heard(event: LiveEvent): void {
 /** One stream for the whole app; the browser reconnects it by itself, resuming with Last-Event-ID. */
 function connect(): void {
   if (source && source.readyState !== EventSource.CLOSED) return;
-  source = new EventSource('/app/api/events');
+  window.clearTimeout(reopen);
+  const missed = source !== null;
+  const opened = new EventSource('/app/api/events');
+  source = opened;
   for (const type of TYPES) {
-    source.addEventListener(type, (message) => heard(JSON.parse((message as MessageEvent<string>).data) as LiveEvent));
+    opened.addEventListener(type, (message) => heard(JSON.parse((message as MessageEvent<string>).data) as LiveEvent));
   }
+  opened.addEventListener('error', () => {
+    if (opened.readyState === EventSource.CLOSED && source === opened && listeners.size > 0) reopen = window.setTimeout(connect, REOPEN_AFTER_MS);
+  });
+  if (missed) opened.addEventListener('ready', () => listeners.forEach((listener) => listener(RESYNC)), { once: true });
 }
 
 /** Closes the stream (signing out, switching workspace) and forgets what was unread. */
 export function disconnectLive(): void {
+  window.clearTimeout(reopen);
   source?.close();
   source = null;
   unread = new Map();
@@ -67,7 +85,7 @@ export function useLiveInvalidate(concerns: (event: LiveEvent) => boolean, path:
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
   useLiveEvents((event) => {
-    if (!concerns(event)) return;
+    if (event !== RESYNC && !concerns(event)) return;
     window.clearTimeout(timer.current);
     timer.current = window.setTimeout(() => void client.invalidateQueries({ queryKey: keyOf(path) }), 200);
   });

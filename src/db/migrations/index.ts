@@ -22,6 +22,7 @@ import * as m0021 from './0021_chatbot_appearance.js';
 import * as m0022 from './0022_provider_settings.js';
 import * as m0023 from './0023_conversation_origin.js';
 import * as m0024 from './0024_idempotency_records_without_secrets.js';
+import * as m0025 from './0025_event_conversations.js';
 import * as m0026 from './0026_mail_budget.js';
 import * as m0027 from './0027_document_error_codes.js';
 
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   '0022_provider_settings': m0022,
   '0023_conversation_origin': m0023,
   '0024_idempotency_records_without_secrets': m0024,
+  '0025_event_conversations': m0025,
   '0026_mail_budget': m0026,
   '0027_document_error_codes': m0027,
 };

@@ -3,6 +3,7 @@ import type { CommitSignals } from '../../db/commit-signals.js';
 import type { Database } from '../../db/schema.js';
 import { parseJson } from '../../lib/json.js';
 import { eventRepository, type EventRow } from './repository.js';
+import { conversationOf } from './writer.js';
 
 /** Events read from the log per query. */
 const PAGE = 500;
@@ -65,14 +66,10 @@ interface Tail {
   ready: Promise<void>;
 }
 
-function conversationOf(type: string, data: Record<string, unknown>): string | null {
-  const id = type.startsWith('conversation.') ? data.id : data.conversation_id;
-  return typeof id === 'string' ? id : null;
-}
-
 function live(row: EventRow): LiveEvent {
   const data = parseJson<Record<string, unknown>>(row.data, {});
-  return { id: row.id, seq: Number(row.seq), type: row.type, created_at: row.created_at, data, conversationId: conversationOf(row.type, data) };
+  // An instance of the version before migration 0025, still running during an upgrade, writes no conversation_id.
+  return { id: row.id, seq: Number(row.seq), type: row.type, created_at: row.created_at, data, conversationId: row.conversation_id ?? conversationOf(row.type, data) };
 }
 
 function hand(subscriber: Subscriber, events: LiveEvent[]): void {
@@ -131,7 +128,7 @@ export function createLiveEvents(deps: { db: Kysely<Database>; signals: CommitSi
         tail.again = false;
         let rows: EventRow[];
         do {
-          rows = await eventRepository.after(db, workspaceId, tail.seq, PAGE);
+          rows = await eventRepository.after(db, workspaceId, { after: tail.seq }, PAGE);
           if (rows.length === 0) break;
           tail.seq = Number(rows.at(-1)!.seq);
           fanOut(tail, rows.map(live));
@@ -205,12 +202,13 @@ export function createLiveEvents(deps: { db: Kysely<Database>; signals: CommitSi
         if (options.conversationId !== undefined && group.size === 0) tail.byConversation.delete(options.conversationId);
         if (tail.everything.size === 0 && tail.byConversation.size === 0 && tails.get(workspaceId) === tail) tails.delete(workspaceId);
       };
-      // What the stream missed, up to where the tail was when it joined; the tail's newer reads wait in `pending`.
+      // What the stream missed, up to where the tail was when it joined (a conversation's stream reads only
+      // that conversation's events); the tail's newer reads wait in `pending`.
       const upTo = tail.seq;
       try {
         let from = subscriber.seq;
         while (from < upTo) {
-          const rows = (await eventRepository.after(db, workspaceId, from, PAGE)).filter((row) => Number(row.seq) <= upTo);
+          const rows = await eventRepository.after(db, workspaceId, { after: from, upTo, conversationId: options.conversationId }, PAGE);
           if (rows.length === 0) break;
           from = Number(rows.at(-1)!.seq);
           const pending = subscriber.pending;

@@ -4,6 +4,16 @@ import type { Db, EventsTable } from '../../db/schema.js';
 
 export type EventRow = Selectable<EventsTable>;
 
+/** Every column of an event row, named (the list and the live streams read all of them). */
+const EVENT_COLUMNS = ['id', 'workspace_id', 'seq', 'type', 'created_at', 'data', 'conversation_id'] as const;
+
+/** Which events `after` reads: numbered after `after` (and up to `upTo`), of one conversation when given. */
+export interface EventRange {
+  after: number;
+  upTo?: number;
+  conversationId?: string;
+}
+
 /** Filters of the event list. */
 export interface EventListFilter {
   types?: readonly string[];
@@ -33,9 +43,16 @@ export const eventRepository = {
     return Number(row?.event_seq ?? 0);
   },
 
-  /** Up to `limit` of the workspace's events numbered after `seq`, in order. */
-  async after(db: Db, workspaceId: string, seq: number, limit: number): Promise<EventRow[]> {
-    return db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).where('seq', '>', seq).orderBy('seq', 'asc').limit(limit).execute();
+  /**
+   * Up to `limit` of the workspace's events in `range`, in order. With a conversation, only its events, read
+   * through (workspace_id, conversation_id, seq): a visitor's replay costs its own events, not the workspace's.
+   */
+  async after(db: Db, workspaceId: string, range: EventRange, limit: number): Promise<EventRow[]> {
+    let query = db.selectFrom('events').select(EVENT_COLUMNS).where('workspace_id', '=', workspaceId);
+    if (range.conversationId !== undefined) query = query.where('conversation_id', '=', range.conversationId);
+    query = query.where('seq', '>', range.after);
+    if (range.upTo !== undefined) query = query.where('seq', '<=', range.upTo);
+    return query.orderBy('seq', 'asc').limit(limit).execute();
   },
 
   async insert(db: Db, row: EventRow): Promise<void> {
@@ -47,7 +64,7 @@ export const eventRepository = {
    * names. `limit + 1` rows (toPage tells from the extra one whether more exist).
    */
   async list(db: Db, workspaceId: string, filter: EventListFilter, page: PageRequest): Promise<EventRow[]> {
-    let query = db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId);
+    let query = db.selectFrom('events').select(EVENT_COLUMNS).where('workspace_id', '=', workspaceId);
     if (filter.types?.length) query = query.where('type', 'in', [...filter.types]);
     if (filter.createdAfter) query = query.where('created_at', '>', filter.createdAfter);
     if (page.after) {

@@ -30,6 +30,13 @@ export interface AppendedEvent extends Omit<EventRow, 'data'> {
  */
 export type EventListener = (trx: Transaction<Database>, event: AppendedEvent) => Promise<void>;
 
+/** The conversation an event concerns, from its payload: a conversation's own id, else the resource's `conversation_id`. */
+export function conversationOf(type: string, data: object): string | null {
+  const fields = data as { id?: unknown; conversation_id?: unknown };
+  const id = type.startsWith('conversation.') ? fields.id : fields.conversation_id;
+  return typeof id === 'string' ? id : null;
+}
+
 /**
  * The one event writer. Appends an event, with the resource as the API presents it, inside the caller's
  * transaction: the change and its event commit together or not at all.
@@ -39,7 +46,7 @@ export function createEventWriter(clock: Clock, listeners: readonly EventListene
     async emit(trx: Transaction<Database>, workspaceId: string, type: EventType, data: object): Promise<void> {
       const seq = await eventRepository.claimSeq(trx, workspaceId);
       const now = clock.now();
-      const event: AppendedEvent = { id: newId('event', now.getTime()), workspace_id: workspaceId, seq, type, created_at: now.toISOString(), data };
+      const event: AppendedEvent = { id: newId('event', now.getTime()), workspace_id: workspaceId, seq, type, created_at: now.toISOString(), data, conversation_id: conversationOf(type, data) };
       await eventRepository.insert(trx, { ...event, data: JSON.stringify(data) });
       for (const listener of listeners) await listener(trx, event);
     },

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { budgetKeyOf } from '../../http/client-ip.js';
 import { AppError } from '../../http/errors.js';
 import { spendBudgets } from '../../http/rate-limit.js';
 import type { RequestContext } from '../../lib/actor.js';
@@ -33,7 +34,8 @@ declare module 'fastify' {
 }
 
 const REALM = 'Bearer realm="widget"';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept';
+// Last-Event-ID: the widget resumes its conversation's event stream with it after any end.
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Last-Event-ID';
 const EXPOSE_HEADERS = 'Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location';
 
 /** Widget limits: requests per minute per client IP, messages per minute per conversation. */
@@ -131,8 +133,7 @@ export function widgetAccessHook(deps: { db: Kysely<Database>; widget: WidgetSer
       await reply.send();
       return;
     }
-    const ip = request.ip ?? 'unknown';
-    await spendBudgets(store, [{ policy: 'ip', id: ip, limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], reply);
+    await spendBudgets(store, [{ policy: 'ip', id: budgetKeyOf(request.ip), limit: limits.ratePerIpPerMinute, windowMs: 60_000 }], reply);
     if (config.resource !== 'conversation') return;
     const token = bearer(request);
     if (token === null) {

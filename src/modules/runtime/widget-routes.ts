@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { problemType } from '../../http/errors.js';
-import { lastEventId, openEventStream } from '../../http/event-stream.js';
-import type { LiveEvents } from '../events/live.js';
+import { openEventStream } from '../../http/event-stream.js';
+import type { EventStreams } from '../events/streams.js';
 import { Lead } from '../leads/schema.js';
 import { ListMessagesQuery, Message, MessageList } from '../messages/schema.js';
 import type { MessageView } from '../messages/schema.js';
@@ -44,7 +44,7 @@ async function streamExchange(reply: FastifyReply, message: MessageView, answer:
 }
 
 /** The public chat endpoints under /widget/v1: the agent's look, start a conversation, send and list messages, leave contact details, rate an answer, ask for a person. */
-export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, live: LiveEvents): FastifyPluginAsyncTypebox {
+export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, streams: EventStreams): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const [url, resource] of [
       ['/chatbots/:chatbot_id', 'chatbot'],
@@ -148,13 +148,15 @@ export function widgetRoutes(widget: WidgetService, worker: ReplyWorker, live: L
         summary: 'Follow the conversation live',
         description:
           'Server-sent events of the conversation as they happen: new messages (an operator\'s reply appears without the visitor sending anything) ' +
-          'and status changes. Send the last event\'s `id` as `Last-Event-ID` when reconnecting to receive exactly what was missed.',
+          'and status changes. Send the last event\'s `id` as `Last-Event-ID` when reconnecting to receive exactly what was missed. ' +
+          'A client address (IPv6: its /64) holds at most STREAMS_PER_IP streams at once and a conversation STREAMS_PER_CONVERSATION ' +
+          '(per instance); beyond, 429 `too_many_streams` with Retry-After.',
         access: { resource: 'conversation' },
         params: ConversationParams,
         success: { status: 200, description: 'The conversation\'s events, as server-sent events.', schema: ConversationEventStream, mediaType: 'text/event-stream' },
         errors: [401, 403, 404],
       }),
-      async (request, reply) => streamConversation(reply, live, session(request), lastEventId(request.headers['last-event-id'])),
+      async (request, reply) => streamConversation(request, reply, streams, session(request)),
     );
 
     app.post(

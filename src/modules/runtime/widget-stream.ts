@@ -1,7 +1,7 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { openEventStream } from '../../http/event-stream.js';
-import type { LiveEvent, LiveEvents, LiveSubscription } from '../events/live.js';
+import type { LiveEvent } from '../events/live.js';
+import type { EventStreams } from '../events/streams.js';
 import type { VisitorSession } from './widget-service.js';
 
 /** How long a visitor's browser waits before reconnecting a dropped stream. */
@@ -14,7 +14,8 @@ export const ConversationEventStream = Type.String({
     'the visitor\'s, the AI Agent\'s or an operator\'s, as the messages list presents it), `conversation` (`{id, status, mode, ' +
     'handoff_requested_at}` when the conversation closes, an operator takes over, or a person is asked for), and `ready` ' +
     '(`{}`: the stream is live; what happened before it was opened without `Last-Event-ID` is in the messages list). ' +
-    'A comment line keeps the connection open every 15 s.',
+    'A comment line keeps the connection open every 15 s. The server ends a stream after at most STREAM_MAX_MINUTES (60 by default): ' +
+    'reconnect with `Last-Event-ID` and nothing is missed.',
 });
 
 /** What the visitor's stream says about an event of its conversation (nothing about other resources). */
@@ -29,29 +30,8 @@ function forVisitor(event: LiveEvent): [string, unknown] | null {
 
 /**
  * Streams the visitor's conversation as it happens: its new messages (an operator's reply included) and its
- * status, resumed after `after` (the `Last-Event-ID`) when given. The stream lasts until the visitor leaves.
+ * status, resumed after the `Last-Event-ID` when given, within the stream limits (src/modules/events/streams.ts).
  */
-export async function streamConversation(reply: FastifyReply, live: LiveEvents, visitor: VisitorSession, after: number | undefined): Promise<void> {
-  let subscription: LiveSubscription | null = null;
-  const stream = openEventStream(reply, { retryMs: RETRY_MS, onClose: () => subscription?.close() });
-  try {
-    subscription = await live.subscribe(visitor.workspaceId, {
-      after,
-      conversationId: visitor.conversation.id,
-      deliver(events) {
-        for (const event of events) {
-          const said = forVisitor(event);
-          if (said) stream.send(said[0], said[1], event.seq);
-        }
-      },
-      heartbeat: () => stream.keepAlive(),
-      end: () => stream.end(),
-    });
-  } catch (error) {
-    reply.request.log.error({ err: error }, 'widget event stream could not start');
-    stream.end();
-    return;
-  }
-  if (stream.closed) subscription.close();
-  else stream.send('ready', {}, subscription.seq);
+export async function streamConversation(request: FastifyRequest, reply: FastifyReply, streams: EventStreams, visitor: VisitorSession): Promise<void> {
+  await streams.serve(request, reply, { workspaceId: visitor.workspaceId, conversationId: visitor.conversation.id, present: forVisitor, retryMs: RETRY_MS });
 }
