@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { lockedForUpdate } from '../../db/dialect.js';
+import { claimLocked, isPostgres, lockedForUpdate } from '../../db/dialect.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, SourceDocumentsTable, SourcesTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -25,6 +25,18 @@ export const sourceRepository = {
   async find(db: Db, workspaceId: string, chatbotId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<SourceRow | undefined> {
     const query = db.selectFrom('sources').select(SOURCE_COLUMNS).where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('id', '=', id);
     return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
+  },
+
+  /**
+   * One source of an agent locked for a change that must not queue behind another transaction: on PostgreSQL
+   * the row is skipped while a sync's document transaction holds it (`busy`: try again shortly), rather than
+   * waited for under the statement timeout. On SQLite this transaction already holds the one writer.
+   */
+  async lockUnlessBusy(db: Db, workspaceId: string, chatbotId: string, id: string): Promise<SourceRow | 'busy' | undefined> {
+    const query = db.selectFrom('sources').select(SOURCE_COLUMNS).where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('id', '=', id);
+    const row = await claimLocked(db, query).executeTakeFirst();
+    if (row || !isPostgres(db)) return row;
+    return (await query.executeTakeFirst()) ? 'busy' : undefined;
   },
 
   /** One source by id within a workspace (the ingestion job knows no agent yet). */

@@ -31,6 +31,9 @@ export interface Upload {
 }
 
 const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as const;
+// A deletion that meets its source's sync storing a document tries again this often, for at most this long.
+const BUSY_RETRY_MS = 20;
+const BUSY_WAIT_MS = 60_000;
 
 /**
  * Knowledge sources of an agent. Text and Q&A sources are small and ingested inline, in the creating
@@ -136,15 +139,30 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       return toPage(rows, page, filters, presentSourceDocument);
     },
 
-    /** Removes a source, its documents and its chunks (they leave retrieval in the same transaction). */
+    /**
+     * Removes a source, its documents and its chunks (they leave retrieval in the same transaction), and its
+     * ingest job. While a sync is storing one of its documents, the deletion does not queue behind that
+     * transaction under the statement timeout: it tries again once it has ended (between documents), and
+     * the sync's next document finds the source gone and the job ends.
+     */
     async remove(ctx: OperationContext, chatbotId: string, id: string): Promise<void> {
-      await inTransaction(db, ctx, async (trx) => {
-        const row = await load(ctx, chatbotId, id, trx, true);
-        await knowledgeChunks.deleteBySource(trx, ctx.actor.workspaceId, id);
-        await ingestJobRepository.deleteBySource(trx, ctx.actor.workspaceId, id);
-        await sourceRepository.delete(trx, ctx.actor.workspaceId, id);
-        await audit.record(trx, ctx, { action: 'source.deleted', target: { type: 'source', id }, changes: { type: { before: row.type, after: null }, title: { before: row.title, after: null } } });
-      });
+      const deadline = clock.monotonicMs() + BUSY_WAIT_MS;
+      for (;;) {
+        const removed = await inTransaction(db, ctx, async (trx) => {
+          await agent(ctx, chatbotId, trx);
+          const row = isId('source', id) ? await sourceRepository.lockUnlessBusy(trx, ctx.actor.workspaceId, chatbotId, id) : undefined;
+          if (row === 'busy') return false;
+          if (!row) throw AppError.notFound('source', id);
+          await ingestJobRepository.deleteBySource(trx, ctx.actor.workspaceId, id);
+          await knowledgeChunks.deleteBySource(trx, ctx.actor.workspaceId, id);
+          await sourceRepository.delete(trx, ctx.actor.workspaceId, id);
+          await audit.record(trx, ctx, { action: 'source.deleted', target: { type: 'source', id }, changes: { type: { before: row.type, after: null }, title: { before: row.title, after: null } } });
+          return true;
+        });
+        if (removed) return;
+        if (clock.monotonicMs() > deadline) throw new AppError('service_unavailable', 'The source is busy syncing a large document; retry shortly.', {}, { 'Retry-After': '5' });
+        await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+      }
     },
 
     /** Queues a re-sync now (none is added while one waits or runs); the source shows `queued`. */
