@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import { claimLocked, isPostgres, lockedForUpdate } from '../../db/dialect.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, SourceDocumentsTable, SourcesTable } from '../../db/schema.js';
@@ -37,6 +37,18 @@ export const sourceRepository = {
     const row = await claimLocked(db, query).executeTakeFirst();
     if (row || !isPostgres(db)) return row;
     return (await query.executeTakeFirst()) ? 'busy' : undefined;
+  },
+
+  /** What a workspace holds against its quotas: its sources (every agent's) and the bytes of their stored files. */
+  async usage(db: Db, workspaceId: string): Promise<{ sources: number; bytes: number }> {
+    const row = await db
+      .selectFrom('sources as s')
+      .leftJoin('source_files as f', (join) => join.onRef('f.source_id', '=', 's.id').onRef('f.workspace_id', '=', 's.workspace_id'))
+      // length() of a blob / bytea is read from its header (SQLite's record, PostgreSQL's TOAST pointer), not its bytes.
+      .select((eb) => [eb.fn.countAll<number | string>().as('sources'), eb.fn.coalesce(eb.fn.sum<number | string>(sql`length(f.bytes)`), eb.lit(0)).as('bytes')])
+      .where('s.workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return { sources: Number(row.sources), bytes: Number(row.bytes) };
   },
 
   /** One source by id within a workspace (the ingestion job knows no agent yet). */

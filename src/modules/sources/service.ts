@@ -19,6 +19,7 @@ import { insertHandWritten, newSourceRow } from './hand-written.js';
 import { queueIngestJob, type SourceConfigJson } from './ingestion.js';
 import { detectFileKind } from './parsing/index.js';
 import { presentSource, presentSourceDocument } from './presenter.js';
+import { createSourceQuota } from './quota.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
 import type { CreateSourceJsonInput, KnowledgeHitView, ListDocumentsFilters, ListSourcesFilters, SourceDocumentView, SourceView } from './schema.js';
 
@@ -41,6 +42,8 @@ const BUSY_WAIT_MS = 60_000;
  * that same transaction, run by the job runner (src/modules/runtime/reply-worker.ts).
  */
 export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter, config: SourcesConfig, knowledge: KnowledgeSearch, wake: () => void = () => undefined) {
+  const quota = createSourceQuota(db, config.quota);
+
   async function agent(ctx: OperationContext, chatbotId: string, executor = ctx.trx ?? db) {
     const chatbot = isId('chatbot', chatbotId) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, chatbotId) : undefined;
     if (!chatbot) throw AppError.notFound('AI Agent', chatbotId);
@@ -98,6 +101,7 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       const created = await inTransaction(db, ctx, async (trx) => {
         const chatbot = await agent(ctx, chatbotId, trx);
         if (chatbot.status === 'archived') throw new AppError('chatbot_archived', 'This AI Agent is archived and can no longer be changed.');
+        await quota.check(trx, ctx.actor.workspaceId, 'bytes' in input ? input.bytes.byteLength : 0);
         let stored = row;
         if (row.type === 'text' || row.type === 'qa') {
           stored = await insertHandWritten(trx, clock, row, { embed: knowledge.embedder !== null });
@@ -114,6 +118,16 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       });
       if (created.status === 'queued' || knowledge.embedder) wake();
       return created;
+    },
+
+    /**
+     * Before an upload's body is read: 404 for an unknown agent, 409 quota_exceeded when a file of at least
+     * `fileBytes` cannot fit beside what the workspace stores and is uploading. Returns the release of the
+     * room it holds, called once the upload is answered.
+     */
+    async admitUpload(ctx: OperationContext, chatbotId: string, fileBytes: number): Promise<() => void> {
+      await agent(ctx, chatbotId);
+      return quota.admitUpload(ctx.actor.workspaceId, fileBytes);
     },
 
     /** One source of an agent. */
