@@ -44,7 +44,7 @@ function assertRoom(quota: SourcesConfig['quota'], used: Usage, requestedBytes: 
 
 /**
  * Per-workspace quotas on knowledge sources (SOURCE_MAX_PER_WORKSPACE sources, every agent's together, and
- * SOURCE_MAX_TOTAL_MB of stored files). The creating transaction decides (`check`); uploads are also admitted
+ * SOURCE_MAX_TOTAL_MB of stored files). The creating transaction decides (`checkWithNew`); uploads are also admitted
  * before their bodies are read (`admitUpload`), so parallel uploads that together cannot fit are refused
  * without each being held in memory first.
  */
@@ -62,13 +62,15 @@ export function createSourceQuota(db: Kysely<Database>, quota: SourcesConfig['qu
 
   return {
     /**
-     * In the creating transaction, before the source is inserted: creations in one workspace are serialised
-     * (PostgreSQL: an advisory lock until commit; SQLite: the one writer), so concurrent ones cannot together
-     * pass the quotas.
+     * In the creating transaction, once its one new source (of `requestedBytes` stored bytes) is inserted:
+     * from here to commit, creations in one workspace are serialised (PostgreSQL: an advisory lock until
+     * commit; SQLite: the one writer), so each counts what the others committed and concurrent ones cannot
+     * together pass the quotas. A refusal rolls the insert back.
      */
-    async check(trx: Db, workspaceId: string, requestedBytes: number): Promise<void> {
+    async checkWithNew(trx: Db, workspaceId: string, requestedBytes: number): Promise<void> {
       await transactionLock(trx, `sources-quota:${workspaceId}`);
-      assertRoom(quota, await sourceRepository.usage(trx, workspaceId), requestedBytes, undefined);
+      const usage = await sourceRepository.usage(trx, workspaceId);
+      assertRoom(quota, { sources: usage.sources - 1, bytes: usage.bytes - requestedBytes }, requestedBytes, undefined);
     },
 
     /** Before an upload's body is read: refuses a file of at least `fileBytes` that cannot fit; returns the release of what it holds. */

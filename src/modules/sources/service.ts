@@ -101,7 +101,6 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       const created = await inTransaction(db, ctx, async (trx) => {
         const chatbot = await agent(ctx, chatbotId, trx);
         if (chatbot.status === 'archived') throw new AppError('chatbot_archived', 'This AI Agent is archived and can no longer be changed.');
-        await quota.check(trx, ctx.actor.workspaceId, 'bytes' in input ? input.bytes.byteLength : 0);
         let stored = row;
         if (row.type === 'text' || row.type === 'qa') {
           stored = await insertHandWritten(trx, clock, row, { embed: knowledge.embedder !== null });
@@ -110,6 +109,9 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
           if ('bytes' in input) await sourceRepository.insertFile(trx, { source_id: row.id, workspace_id: row.workspace_id, bytes: input.bytes });
           await queueIngestJob(trx, row, row.created_at);
         }
+        // After the insert: the writing (a file's bytes, a text's chunks) runs beside other creations; only
+        // the count and what follows it to commit are serialised per workspace.
+        await quota.checkWithNew(trx, ctx.actor.workspaceId, 'bytes' in input ? input.bytes.byteLength : 0);
         const view = presentSource(stored);
         await audit.record(trx, ctx, { action: 'source.created', target: { type: 'source', id: row.id }, changes: diffChanges(null, view, AUDITED) });
         // Text and Q&A are synced in this transaction; websites and files when their ingest job settles.
