@@ -37,6 +37,16 @@ export async function tryTransactionLock(trx: Db, name: string): Promise<boolean
   return rows[0]?.locked === true;
 }
 
+/**
+ * Takes a lock on `name` for the rest of the transaction, waiting for it (within the statement timeout).
+ * PostgreSQL: a transaction-scoped advisory lock, as in `tryTransactionLock`. SQLite: the transaction already
+ * holds the one writer, which every other transaction waits for: nothing more to take.
+ */
+export async function transactionLock(trx: Db, name: string): Promise<void> {
+  if (!isPostgres(trx)) return;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(trx);
+}
+
 /** Makes a table append-only in the database itself: UPDATE and DELETE raise an error. */
 export async function makeAppendOnly(db: Kysely<any>, table: string): Promise<void> { // eslint-disable-line @typescript-eslint/no-explicit-any -- migrations run on Kysely<any>
   if (isPostgres(db)) {

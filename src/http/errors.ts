@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   last_owner: { status: 409, title: 'A workspace needs an owner' },
   provider_set_by_environment: { status: 409, title: 'Provider set by environment variables' },
   secret_key_required: { status: 409, title: 'SECRET_KEY required' },
+  quota_exceeded: { status: 409, title: 'Quota exceeded' },
   invitation_invalid: { status: 410, title: 'Invitation no longer valid' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },

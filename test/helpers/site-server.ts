@@ -16,6 +16,8 @@ export type SitePage =
       hang?: boolean;
       /** Send the status and headers, then never finish the body. */
       stallBody?: boolean;
+      /** Answer only after this many milliseconds (a slow page). */
+      delayMs?: number;
     };
 
 /** The site's content: pages by path (`/a`, `/a?x=1`; the query is tried first, then the bare path). */
@@ -25,6 +27,8 @@ export interface SiteOptions {
   robots?: string;
   /** Served as /sitemap.xml (application/xml); without it /sitemap.xml is a 404 unless `pages` names it. */
   sitemap?: string;
+  /** Every page answers only after this many milliseconds (a slow site), unless the page sets its own `delayMs`. */
+  delayMs?: number;
 }
 
 /** A small local website for the crawler, source and evaluation tests. */
@@ -60,8 +64,15 @@ export async function startSite(options: SiteOptions): Promise<TestSite> {
       response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Not found</h1>');
       return;
     }
-    const spec = typeof page === 'string' ? { body: page } : page;
+    const spec: Exclude<SitePage, string> = typeof page === 'string' ? { body: page } : page;
     if (spec.hang) return;
+    const delayMs = spec.delayMs ?? options.delayMs ?? 0;
+    if (delayMs > 0) setTimeout(() => answer(response, spec), delayMs);
+    else answer(response, spec);
+  });
+
+  function answer(response: http.ServerResponse, spec: Exclude<SitePage, string>): void {
+    if (response.destroyed) return;
     const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
     for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name.toLowerCase()] = fill(value);
     response.writeHead(spec.status ?? 200, headers);
@@ -71,7 +82,7 @@ export async function startSite(options: SiteOptions): Promise<TestSite> {
       return;
     }
     response.end(body);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;

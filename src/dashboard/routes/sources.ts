@@ -1,5 +1,5 @@
-import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { IdParams } from '../../http/schemas.js';
 import {
   CreateSourceBody,
@@ -13,7 +13,7 @@ import {
   SourceParams,
   type CreateSourceJsonInput,
 } from '../../modules/sources/schema.js';
-import { readUpload, uploadOf } from '../../modules/sources/upload.js';
+import { readUpload, registerUploads, uploadOf } from '../../modules/sources/upload.js';
 import type { Services } from '../../services.js';
 import { dashboardContext } from '../session.js';
 
@@ -27,11 +27,15 @@ export function sourceRoutes(services: Services, options: { maxFileBytes: number
   return async (app) => {
     // multipart/form-data is accepted by this one plugin (the create route) only; every other route stays JSON.
     await app.register(async (scope) => {
+      await registerUploads(scope, options.maxFileBytes);
       const uploadScope = scope.withTypeProvider<TypeBoxTypeProvider>();
-      await uploadScope.register(multipart, { limits: { fileSize: options.maxFileBytes, files: 1 } });
+      const limits = {
+        maxFileBytes: options.maxFileBytes,
+        admit: (request: FastifyRequest, fileBytes: number) => sources.admitUpload(dashboardContext(request), (request.params as { id: string }).id, fileBytes),
+      };
       uploadScope.post(
         '/chatbots/:id/sources',
-        { schema: { params: IdParams, body: CreateSourceBody, response: { 201: Source } }, preValidation: async (request) => readUpload(request, options.maxFileBytes) },
+        { schema: { params: IdParams, body: CreateSourceBody, response: { 201: Source } }, preValidation: async (request) => readUpload(request, limits) },
         async (request, reply) => {
           const input = uploadOf(request) ?? (request.body as CreateSourceJsonInput);
           return reply.code(201).send(await sources.create(dashboardContext(request), request.params.id, input));

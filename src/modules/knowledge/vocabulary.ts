@@ -70,6 +70,20 @@ export const wordKey = (word: string, term: string) => `${word}\u0000${term}`;
 export const CHUNK_COUNT_KEY = wordKey('', '');
 const splitKey = (key: string) => key.split('\u0000') as [string, string];
 
+/**
+ * Adds (`sign` 1) or subtracts (-1) the counts of these keys in one upsert. Subtracted words exist (they were
+ * counted in); one that did not would be inserted below zero, and removed with the words left in no chunk.
+ */
+async function addToCounts(trx: Db, workspaceId: string, chatbotId: string, keys: readonly string[], counts: WordCounts, sign: 1 | -1): Promise<void> {
+  const rows = keys.map((key) => {
+    const [word, term] = splitKey(key);
+    return { workspace_id: workspaceId, chatbot_id: chatbotId, word, term, docs: sign * counts.get(key)! };
+  });
+  await trx.insertInto('knowledge_terms').values(rows)
+    .onConflict((conflict) => conflict.columns(['workspace_id', 'chatbot_id', 'word', 'term']).doUpdateSet((e) => ({ docs: e('knowledge_terms.docs', '+', e.ref('excluded.docs')) })))
+    .execute();
+}
+
 /** SQL of the vocabulary tables; every query carries the workspace and the agent. */
 export const vocabulary = {
   /** Counts `counts` (word+term → chunks) in; new words get their deletion neighbourhood. */
@@ -78,13 +92,7 @@ export const vocabulary = {
     for (const slice of slices([...counts.keys()].sort())) {
       const words = [...new Set(slice.map((key) => splitKey(key)[0]))];
       const existing = new Set((await trx.selectFrom('knowledge_terms').select('word').where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('word', 'in', words).execute()).map((row) => row.word));
-      const rows = slice.map((key) => {
-        const [word, term] = splitKey(key);
-        return { workspace_id: workspaceId, chatbot_id: chatbotId, word, term, docs: counts.get(key)! };
-      });
-      await trx.insertInto('knowledge_terms').values(rows)
-        .onConflict((conflict) => conflict.columns(['workspace_id', 'chatbot_id', 'word', 'term']).doUpdateSet((e) => ({ docs: e('knowledge_terms.docs', '+', e.ref('excluded.docs')) })))
-        .execute();
+      await addToCounts(trx, workspaceId, chatbotId, slice, counts, 1);
       const variants = words.filter((word) => !existing.has(word) && tolerant(word))
         .flatMap((word) => [...deletionVariants(word, maxEdits(Array.from(word).length))].map((variant) => ({ workspace_id: workspaceId, chatbot_id: chatbotId, variant, word })));
       for (const batch of slices(variants, 1000)) {
@@ -95,11 +103,8 @@ export const vocabulary = {
 
   /** Counts `counts` out; words left in no chunk leave the vocabulary with their neighbourhood. */
   async remove(trx: Db, workspaceId: string, chatbotId: string, counts: WordCounts): Promise<void> {
-    for (const key of [...counts.keys()].sort()) {
-      const [word, term] = splitKey(key);
-      await trx.updateTable('knowledge_terms').set((e) => ({ docs: e('docs', '-', counts.get(key)!) }))
-        .where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('word', '=', word).where('term', '=', term).execute();
-    }
+    // A statement per slice, not per word: deleting a large source (tens of thousands of words) stays quick.
+    for (const slice of slices([...counts.keys()].sort())) await addToCounts(trx, workspaceId, chatbotId, slice, counts, -1);
     const words = [...new Set([...counts.keys()].map((key) => splitKey(key)[0]))];
     for (const slice of slices(words)) {
       await trx.deleteFrom('knowledge_terms').where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('word', 'in', slice).where('docs', '<=', 0).execute();

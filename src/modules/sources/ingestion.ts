@@ -322,10 +322,16 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
         // sets it syncing again. An interrupted sync (shutdown) is resumed as it is.
         if (!signal.aborted) {
           const message = `The sync stopped: ${error instanceof Error ? error.message : String(error)}`.slice(0, DOCUMENT_ERROR_LENGTH);
-          await inTransaction(db, {}, async (trx) => {
+          const exists = await inTransaction(db, {}, async (trx) => {
             const current = await sourceRepository.find(trx, source.workspace_id, source.chatbot_id, source.id, { forUpdate: true });
             if (current) await finish(trx, current, { status: 'failed', error: message });
-          }).catch((cause: unknown) => log.warn({ err: cause, source_id: source.id }, 'could not record a failed sync'));
+            return current !== undefined;
+          }).catch((cause: unknown) => {
+            log.warn({ err: cause, source_id: source.id }, 'could not record a failed sync');
+            return true;
+          });
+          // Deleted while it synced (its deletion's transaction outlasted a wait of this one): the job ends.
+          if (!exists) return;
         }
         throw error;
       }

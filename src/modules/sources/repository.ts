@@ -1,5 +1,5 @@
-import type { Selectable, Updateable } from 'kysely';
-import { lockedForUpdate } from '../../db/dialect.js';
+import { sql, type Selectable, type Updateable } from 'kysely';
+import { claimLocked, isPostgres, lockedForUpdate } from '../../db/dialect.js';
 import { afterKeyset } from '../../db/keyset.js';
 import type { Db, SourceDocumentsTable, SourcesTable } from '../../db/schema.js';
 import type { PageRequest } from '../../http/pagination.js';
@@ -25,6 +25,30 @@ export const sourceRepository = {
   async find(db: Db, workspaceId: string, chatbotId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<SourceRow | undefined> {
     const query = db.selectFrom('sources').select(SOURCE_COLUMNS).where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('id', '=', id);
     return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirst();
+  },
+
+  /**
+   * One source of an agent locked for a change that must not queue behind another transaction: on PostgreSQL
+   * the row is skipped while a sync's document transaction holds it (`busy`: try again shortly), rather than
+   * waited for under the statement timeout. On SQLite this transaction already holds the one writer.
+   */
+  async lockUnlessBusy(db: Db, workspaceId: string, chatbotId: string, id: string): Promise<SourceRow | 'busy' | undefined> {
+    const query = db.selectFrom('sources').select(SOURCE_COLUMNS).where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('id', '=', id);
+    const row = await claimLocked(db, query).executeTakeFirst();
+    if (row || !isPostgres(db)) return row;
+    return (await query.executeTakeFirst()) ? 'busy' : undefined;
+  },
+
+  /** What a workspace holds against its quotas: its sources (every agent's) and the bytes of their stored files. */
+  async usage(db: Db, workspaceId: string): Promise<{ sources: number; bytes: number }> {
+    const row = await db
+      .selectFrom('sources as s')
+      .leftJoin('source_files as f', (join) => join.onRef('f.source_id', '=', 's.id').onRef('f.workspace_id', '=', 's.workspace_id'))
+      // length() of a blob / bytea is read from its header (SQLite's record, PostgreSQL's TOAST pointer), not its bytes.
+      .select((eb) => [eb.fn.countAll<number | string>().as('sources'), eb.fn.coalesce(eb.fn.sum<number | string>(sql`length(f.bytes)`), eb.lit(0)).as('bytes')])
+      .where('s.workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return { sources: Number(row.sources), bytes: Number(row.bytes) };
   },
 
   /** One source by id within a workspace (the ingestion job knows no agent yet). */

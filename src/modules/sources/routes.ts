@@ -1,5 +1,5 @@
-import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { apiContext } from '../../http/auth.js';
 import { operation } from '../../http/operation.js';
 import { IdParams } from '../../http/schemas.js';
@@ -16,7 +16,7 @@ import {
   type CreateSourceJsonInput,
 } from './schema.js';
 import type { SourceService } from './service.js';
-import { readUpload, uploadOf } from './upload.js';
+import { readUpload, registerUploads, uploadOf } from './upload.js';
 
 const TAG = 'Knowledge sources';
 
@@ -25,8 +25,12 @@ export function sourceRoutes(sources: SourceService, options: { maxFileBytes: nu
   return async (app) => {
     // multipart/form-data is accepted by this one plugin (the upload route) only; every other route stays JSON.
     await app.register(async (scope) => {
+      await registerUploads(scope, options.maxFileBytes);
       const uploadScope = scope.withTypeProvider<TypeBoxTypeProvider>();
-      await uploadScope.register(multipart, { limits: { fileSize: options.maxFileBytes, files: 1 } });
+      const limits = {
+        maxFileBytes: options.maxFileBytes,
+        admit: (request: FastifyRequest, fileBytes: number) => sources.admitUpload(apiContext(request), (request.params as { id: string }).id, fileBytes),
+      };
       uploadScope.post(
         '/chatbots/:id/sources',
         {
@@ -46,12 +50,16 @@ export function sourceRoutes(sources: SourceService, options: { maxFileBytes: nu
             body: CreateSourceBody,
             success: { status: 201, description: 'The new source.', schema: Source },
             errors: {
-              409: 'The AI Agent is archived (`chatbot_archived`), or the same Idempotency-Key is still being processed (`idempotency_key_in_use`).',
+              409:
+                'The AI Agent is archived (`chatbot_archived`); the workspace is at its quota (`quota_exceeded`: `quota` is `sources` ' +
+                '(SOURCE_MAX_PER_WORKSPACE, 500 by default, every agent\'s sources together) or `total_bytes` (SOURCE_MAX_TOTAL_MB of stored ' +
+                'files, 1,000 MB by default), with `limit`, `used` and, for a file, `requested_bytes`; a file is judged from Content-Length ' +
+                'before it is read, counting the uploads still being received); or the same Idempotency-Key is still being processed (`idempotency_key_in_use`).',
               413: 'The JSON body is larger than 1 MiB, or the file larger than SOURCE_MAX_FILE_MB (20 MB by default).',
               415: 'The body is neither JSON nor multipart/form-data, or the file is not a PDF, DOCX, Markdown, plain text or HTML file.',
             },
           }),
-          preValidation: async (request) => readUpload(request, options.maxFileBytes),
+          preValidation: async (request) => readUpload(request, limits),
         },
         async (request, reply) => {
           const upload = uploadOf(request);

@@ -19,6 +19,7 @@ import { insertHandWritten, newSourceRow } from './hand-written.js';
 import { queueIngestJob, type SourceConfigJson } from './ingestion.js';
 import { detectFileKind } from './parsing/index.js';
 import { presentSource, presentSourceDocument } from './presenter.js';
+import { createSourceQuota } from './quota.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
 import type { CreateSourceJsonInput, KnowledgeHitView, ListDocumentsFilters, ListSourcesFilters, SourceDocumentView, SourceView } from './schema.js';
 
@@ -31,6 +32,9 @@ export interface Upload {
 }
 
 const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as const;
+// A deletion that meets its source's sync storing a document tries again this often, for at most this long.
+const BUSY_RETRY_MS = 20;
+const BUSY_WAIT_MS = 60_000;
 
 /**
  * Knowledge sources of an agent. Text and Q&A sources are small and ingested inline, in the creating
@@ -38,6 +42,8 @@ const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as con
  * that same transaction, run by the job runner (src/modules/runtime/reply-worker.ts).
  */
 export function createSourceService(db: Kysely<Database>, clock: Clock, audit: AuditWriter, events: EventWriter, config: SourcesConfig, knowledge: KnowledgeSearch, wake: () => void = () => undefined) {
+  const quota = createSourceQuota(db, config.quota);
+
   async function agent(ctx: OperationContext, chatbotId: string, executor = ctx.trx ?? db) {
     const chatbot = isId('chatbot', chatbotId) ? await chatbotRepository.find(executor, ctx.actor.workspaceId, chatbotId) : undefined;
     if (!chatbot) throw AppError.notFound('AI Agent', chatbotId);
@@ -103,6 +109,9 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
           if ('bytes' in input) await sourceRepository.insertFile(trx, { source_id: row.id, workspace_id: row.workspace_id, bytes: input.bytes });
           await queueIngestJob(trx, row, row.created_at);
         }
+        // After the insert: the writing (a file's bytes, a text's chunks) runs beside other creations; only
+        // the count and what follows it to commit are serialised per workspace.
+        await quota.checkWithNew(trx, ctx.actor.workspaceId, 'bytes' in input ? input.bytes.byteLength : 0);
         const view = presentSource(stored);
         await audit.record(trx, ctx, { action: 'source.created', target: { type: 'source', id: row.id }, changes: diffChanges(null, view, AUDITED) });
         // Text and Q&A are synced in this transaction; websites and files when their ingest job settles.
@@ -111,6 +120,16 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       });
       if (created.status === 'queued' || knowledge.embedder) wake();
       return created;
+    },
+
+    /**
+     * Before an upload's body is read: 404 for an unknown agent, 409 quota_exceeded when a file of at least
+     * `fileBytes` cannot fit beside what the workspace stores and is uploading. Returns the release of the
+     * room it holds, called once the upload is answered.
+     */
+    async admitUpload(ctx: OperationContext, chatbotId: string, fileBytes: number): Promise<() => void> {
+      await agent(ctx, chatbotId);
+      return quota.admitUpload(ctx.actor.workspaceId, fileBytes);
     },
 
     /** One source of an agent. */
@@ -136,15 +155,30 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       return toPage(rows, page, filters, presentSourceDocument);
     },
 
-    /** Removes a source, its documents and its chunks (they leave retrieval in the same transaction). */
+    /**
+     * Removes a source, its documents and its chunks (they leave retrieval in the same transaction), and its
+     * ingest job. While a sync is storing one of its documents, the deletion does not queue behind that
+     * transaction under the statement timeout: it tries again once it has ended (between documents), and
+     * the sync's next document finds the source gone and the job ends.
+     */
     async remove(ctx: OperationContext, chatbotId: string, id: string): Promise<void> {
-      await inTransaction(db, ctx, async (trx) => {
-        const row = await load(ctx, chatbotId, id, trx, true);
-        await knowledgeChunks.deleteBySource(trx, ctx.actor.workspaceId, id);
-        await ingestJobRepository.deleteBySource(trx, ctx.actor.workspaceId, id);
-        await sourceRepository.delete(trx, ctx.actor.workspaceId, id);
-        await audit.record(trx, ctx, { action: 'source.deleted', target: { type: 'source', id }, changes: { type: { before: row.type, after: null }, title: { before: row.title, after: null } } });
-      });
+      const deadline = clock.monotonicMs() + BUSY_WAIT_MS;
+      for (;;) {
+        const removed = await inTransaction(db, ctx, async (trx) => {
+          await agent(ctx, chatbotId, trx);
+          const row = isId('source', id) ? await sourceRepository.lockUnlessBusy(trx, ctx.actor.workspaceId, chatbotId, id) : undefined;
+          if (row === 'busy') return false;
+          if (!row) throw AppError.notFound('source', id);
+          await ingestJobRepository.deleteBySource(trx, ctx.actor.workspaceId, id);
+          await knowledgeChunks.deleteBySource(trx, ctx.actor.workspaceId, id);
+          await sourceRepository.delete(trx, ctx.actor.workspaceId, id);
+          await audit.record(trx, ctx, { action: 'source.deleted', target: { type: 'source', id }, changes: { type: { before: row.type, after: null }, title: { before: row.title, after: null } } });
+          return true;
+        });
+        if (removed) return;
+        if (clock.monotonicMs() > deadline) throw new AppError('service_unavailable', 'The source is busy syncing a large document; retry shortly.', {}, { 'Retry-After': '5' });
+        await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+      }
     },
 
     /** Queues a re-sync now (none is added while one waits or runs); the source shows `queued`. */
