@@ -182,8 +182,10 @@ describe('the fixture documents', () => {
         expect(articleText(gold.path), question.id).toContain(answer);
       } else if (gold.type === 'file') {
         expect(documentText.get(gold.name), question.id).toContain(answer);
-      } else {
+      } else if (gold.type === 'qa') {
         expect(pairs.get(gold.question), question.id).toContain(answer);
+      } else {
+        throw new Error(`${question.id}: this fixture has no text source gold`);
       }
     }
     for (const id of SMOKE_QUESTION_IDS) expect(questions.find((question) => question.id === id)?.gold, id).not.toBeNull();
