@@ -18,6 +18,8 @@ export interface SquadResult {
   bm25Rank: number | null;
   /** The paragraph (0-based) of the first hit, or null without hits. */
   topParagraph: number | null;
+  /** The first hit's absolute `confidence`, where knowledge/search returns one (null otherwise). */
+  topConfidence: number | null;
   reply: string;
   kind: ReplyKind;
   /** The paragraphs (0-based) the reply cites as sources, best first. */
@@ -96,7 +98,7 @@ export async function runSquadBenchmark(options: SquadOptions = {}): Promise<Squ
     const results: SquadResult[] = [];
     for (const question of questions) {
       const agent = agents.get(question.article)!;
-      const found = await expectStatus<{ data: { source_id: string }[] }>(
+      const found = await expectStatus<{ data: { source_id: string; confidence?: number }[] }>(
         call, 200, 'GET', `/api/v1/chatbots/${agent.id}/knowledge/search?q=${encodeURIComponent(question.question)}&limit=5`,
       );
       const hitParagraphs = found.data.map((hit) => agent.paragraphOf.get(hit.source_id) ?? -1);
@@ -108,6 +110,7 @@ export async function runSquadBenchmark(options: SquadOptions = {}): Promise<Squ
         rank: answerable ? rankOf(hitParagraphs, question.paragraph) : null,
         bm25Rank: answerable ? rankOf(agent.bm25.search(question.question, 5), question.paragraph) : null,
         topParagraph: hitParagraphs[0] ?? null,
+        topConfidence: found.data[0]?.confidence ?? null,
         reply: reply.content,
         kind: replyKind(reply),
         citedParagraphs,

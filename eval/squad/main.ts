@@ -4,7 +4,7 @@
  * reworked; flip the default in scripts/eval.ts once it meets them).
  */
 import { runSquadBenchmark, type SquadRun } from './benchmark.js';
-import { squadMissLines, squadSlices, squadTables, squadTargetLines } from './report.js';
+import { squadConfidenceCurve, squadMissLines, squadSlices, squadTables, squadTargetLines } from './report.js';
 
 /** Runs the public benchmark and prints it; returns the run and the targets it misses. */
 export async function printSquadPart(options: { env: Record<string, string | undefined>; every: number; showMisses: boolean; log: (line: string) => void }): Promise<{ run: SquadRun; misses: string[] }> {
@@ -15,6 +15,8 @@ export async function printSquadPart(options: { env: Record<string, string | und
   console.log(`${run.results.length} questions${options.every > 1 ? ` (one in ${options.every})` : ''} over ${run.paragraphs} paragraphs; ingestion ${run.ingestSeconds.toFixed(1)} s, questions ${run.askSeconds.toFixed(1)} s, in all ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   const slices = squadSlices(run.results);
   console.log(squadTables(slices));
+  const curve = squadConfidenceCurve(run.results);
+  if (curve) console.log(`\nPrecision and coverage of answering above a confidence threshold (the first hit's \`confidence\`):\n\n${curve}`);
   const english = slices.find(([name]) => name === 'en')?.[1];
   const misses: string[] = [];
   if (english) {

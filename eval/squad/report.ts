@@ -129,3 +129,19 @@ export function squadMissLines(results: SquadResult[], perClass = 5): string[] {
     return [`- ${name}: ${matching.length}`, ...matching.slice(0, perClass).map(line)];
   });
 }
+
+/**
+ * The precision/coverage curve of answering only above a confidence threshold (the first hit's `confidence`):
+ * per threshold, the share of all questions that would be answered, and of those, the share whose reply holds a
+ * gold answer. Empty until knowledge/search returns a `confidence` per hit.
+ */
+export function squadConfidenceCurve(results: SquadResult[], thresholds = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]): string {
+  if (!results.some((result) => result.topConfidence !== null)) return '';
+  const rows = thresholds.map((threshold) => {
+    const covered = results.filter((result) => (result.topConfidence ?? 0) >= threshold);
+    const right = covered.filter((result) => result.goldInReply === true).length;
+    const unanswerable = covered.filter((result) => result.question.answers === null).length;
+    return `| ${threshold.toFixed(1)} | ${percent(share(covered.length, results.length))} | ${percent(share(right, covered.length))} | ${unanswerable} |`;
+  });
+  return ['| confidence ≥ | coverage (all questions) | precision (gold answer in reply) | unanswerable covered |', '|---:|---:|---:|---:|', ...rows].join('\n');
+}

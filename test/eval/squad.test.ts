@@ -3,7 +3,7 @@ import { replyKind } from '../../eval/ask.js';
 import { bm25Index, bm25Terms } from '../../eval/bm25.js';
 import type { SquadResult } from '../../eval/squad/benchmark.js';
 import { containsGoldAnswer, loadSquadArticles, sampleQuestions, squadNormalise, squadQuestions } from '../../eval/squad/data.js';
-import { squadSlice, squadTargetLines } from '../../eval/squad/report.js';
+import { squadConfidenceCurve, squadSlice, squadTargetLines } from '../../eval/squad/report.js';
 
 // The public benchmark's pieces that need no server (the benchmark itself runs in `npm run eval -- --squad`):
 // the committed SQuAD 2.0 subset, SQuAD's answer normalisation, the BM25 baseline, the reply kind, the figures.
@@ -74,7 +74,7 @@ describe('the reply kind', () => {
 
 describe('the public benchmark figures', () => {
   const result = (answers: string[] | null, kind: SquadResult['kind'], goldInReply: boolean | null, rank: number | null): SquadResult => ({
-    question: { id: 'q', language: 'en', article: 'A', paragraph: 0, question: 'Q?', answers }, rank, bm25Rank: 1, topParagraph: 0,
+    question: { id: 'q', language: 'en', article: 'A', paragraph: 0, question: 'Q?', answers }, rank, bm25Rank: 1, topParagraph: 0, topConfidence: null,
     reply: '', kind, citedParagraphs: [], goldInReply, goldLinked: goldInReply === null ? null : false,
   });
 
@@ -94,5 +94,15 @@ describe('the public benchmark figures', () => {
     expect(slice.kindsAnswerable.answered).toBeCloseTo(2 / 3);
     expect(slice.kindsUnanswerable.answered).toBe(0.5);
     expect(squadTargetLines(slice).map((line) => line.met)).toEqual([false, false, true, false]);
+  });
+
+  it('draws the precision/coverage curve from the first hit\'s confidence, once search returns one', () => {
+    const results = [result(['x'], 'answered', true, 1), result(['x'], 'answered', false, 1), result(null, 'answered', null, null)];
+    expect(squadConfidenceCurve(results)).toBe('');
+    results[0]!.topConfidence = 0.9;
+    results[1]!.topConfidence = 0.4;
+    results[2]!.topConfidence = 0.6;
+    const rows = squadConfidenceCurve(results, [0.3, 0.5, 0.8]).split('\n').slice(2);
+    expect(rows).toEqual(['| 0.3 | 100.0 % | 33.3 % | 1 |', '| 0.5 | 66.7 % | 50.0 % | 1 |', '| 0.8 | 33.3 % | 100.0 % | 0 |']);
   });
 });
