@@ -59,7 +59,7 @@ export function reportOf(mode: string, results: QuestionResult[]): ModeReport {
   };
 }
 
-/** Issue 30's targets for full text alone, in every language of the fixture. */
+/** The retrieval targets for full text alone, in every language of a fixture. */
 export const TARGETS = { recallAt5: 0.9, mrr: 0.75 } as const;
 
 /**
