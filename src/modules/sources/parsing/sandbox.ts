@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { PageLinks } from './links.js';
 import type { ParseRequest, ParseResponse } from './parse-process.js';
@@ -42,6 +43,8 @@ const WATCH_INTERVAL_MS = 50;
 const IDLE_MS = 10_000;
 /** Memory besides the heap that a child needs (code, young generation, buffers of a normal parse). */
 const NON_HEAP_MB = 96;
+/** Parsing is background work: on a busy machine the server's requests come first (a nice value; 19 is the lowest priority). */
+const CHILD_NICE = 10;
 
 interface Child { process: ChildProcess; idle: NodeJS.Timeout | null; exited: boolean }
 
@@ -82,6 +85,11 @@ export function createParseSandbox(options: ParseSandboxOptions): ParseSandbox {
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     const child: Child = { process, idle: null, exited: false };
+    try {
+      if (process.pid !== undefined) os.setPriority(process.pid, CHILD_NICE);
+    } catch {
+      // Not permitted here (some containers): the child runs at the server's priority.
+    }
     all.add(child);
     process.once('exit', () => {
       child.exited = true;
