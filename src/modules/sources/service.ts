@@ -29,6 +29,13 @@ export interface Upload {
   mediaType: string | null;
   bytes: Uint8Array;
   title?: string;
+  /**
+   * Gives back the room the upload's early quota check holds (upload.ts), called in the creating transaction
+   * once the quota is judged, before commit: from then on the stored file counts, and a parallel upload's
+   * early check must not count it twice (a spurious 409). Released early, a rolled-back creation only makes
+   * that check count less, and the transaction decides anyway.
+   */
+  releaseAdmission?: () => void;
 }
 
 const AUDITED = ['type', 'title', 'url', 'status', 'sync_interval_hours'] as const;
@@ -112,6 +119,7 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
         // After the insert: the writing (a file's bytes, a text's chunks) runs beside other creations; only
         // the count and what follows it to commit are serialised per workspace.
         await quota.checkWithNew(trx, ctx.actor.workspaceId, 'bytes' in input ? input.bytes.byteLength : 0);
+        if ('bytes' in input) input.releaseAdmission?.();
         const view = presentSource(stored);
         await audit.record(trx, ctx, { action: 'source.created', target: { type: 'source', id: row.id }, changes: diffChanges(null, view, AUDITED) });
         // Text and Q&A are synced in this transaction; websites and files when their ingest job settles.

@@ -6,7 +6,8 @@ import type { Upload } from './service.js';
 
 // The file of a multipart request, read before validation and handed to the handler beside the body.
 const uploads = new WeakMap<FastifyRequest, Upload>();
-// What each upload holds against its workspace's quotas while it is read and stored (released once answered).
+// What each upload holds against its workspace's quotas while it is read and stored (released once its creation
+// has judged the quota, or once answered or abandoned).
 const admissions = new WeakMap<FastifyRequest, () => void>();
 
 // Room left for the form around the file (boundary lines, part headers, the `title` field: at most 5 fields of
@@ -28,12 +29,13 @@ export interface UploadLimits {
  */
 export async function registerUploads(scope: FastifyInstance, maxFileBytes: number): Promise<void> {
   await scope.register(multipart, { limits: { fileSize: maxFileBytes, files: 1 } });
-  const release = async (request: FastifyRequest) => {
-    admissions.get(request)?.();
-    admissions.delete(request);
-  };
-  scope.addHook('onResponse', release);
-  scope.addHook('onRequestAbort', release);
+  scope.addHook('onResponse', async (request) => releaseAdmission(request));
+  scope.addHook('onRequestAbort', async (request) => releaseAdmission(request));
+}
+
+function releaseAdmission(request: FastifyRequest): void {
+  admissions.get(request)?.();
+  admissions.delete(request);
 }
 
 function fileTooLarge(maxFileBytes: number): AppError {
@@ -98,7 +100,7 @@ export async function readUpload(request: FastifyRequest, limits: UploadLimits):
     throw error;
   }
   request.body = form;
-  if (upload) uploads.set(request, { ...upload, ...(form.title !== undefined ? { title: form.title } : {}) });
+  if (upload) uploads.set(request, { ...upload, ...(form.title !== undefined ? { title: form.title } : {}), releaseAdmission: () => releaseAdmission(request) });
 }
 
 /** The file `readUpload` read from this request, if it was a multipart upload. */
