@@ -25,8 +25,10 @@
   const storageKey = 'chat-agent:' + chatbotId;
   // Lead form fields: [label key, input type, autocomplete].
   const LEAD_FIELDS = { name: ['name', 'text', 'name'], email: ['email', 'email', 'email'], phone: ['phone', 'tel', 'tel'], company: ['company', 'text', 'organization'] };
-  // An answer asking for contact details (e.g. the agent declining a question) opens the lead form.
-  const DETAILS_ASKED = /contact details|e-?mail address|phone number|if you leave your|datos de contacto|correo electr|coordonn|adresse e-?mail|kontaktdaten|e-mail-adresse|telefonnummer|dados de contato|seu e-?mail/i;
+  // The kinds of answer (its `outcome`) after which the lead form opens, when lead capture is on: the agent could
+  // not answer (declined, or only pointed at pages that may help), a person was asked for, or the answer failed.
+  // Never read from the answer's words: an answer quoting "phone number" from the knowledge is an answer.
+  const OFFERS_CONTACT = ['best_matches', 'unanswered', 'handoff', 'failed'];
 
   // The widget's own words. `{}` is filled in by t(key, value). A missing key falls back to English.
   const STRINGS = {
@@ -835,8 +837,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     showAnswer(bubble, reply);
     scrollToEnd();
     const lead = state.session.chatbot && state.session.chatbot.lead_capture;
-    const asks = lead && ((lead.prompt && reply.content.includes(lead.prompt)) || DETAILS_ASKED.test(reply.content));
-    if (asks && lead.enabled && !state.session.lead_sent) openLeadForm(false);
+    if (lead && lead.enabled && !state.session.lead_sent && OFFERS_CONTACT.indexOf(reply.outcome) !== -1) openLeadForm(false);
   }
 
   async function send(text) {

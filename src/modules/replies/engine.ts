@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { ChatbotsTable, MessagesTable } from '../../db/schema.js';
 import type { KnowledgeHit } from '../knowledge/chunks.js';
+import type { MessageOutcome } from '../messages/schema.js';
 
 /** What an agent's answer is produced from. */
 export interface ReplyInput {
@@ -31,12 +32,18 @@ export interface MessageSource {
 }
 
 /**
- * What kind of turn the answer was: `answered` from knowledge; `unanswered` (the knowledge does not say:
+ * What kind of turn the answer was: `answered` from knowledge; `best_matches` (not sure: the documents that
+ * may help are listed, and the question is recorded for the owner); `unanswered` (the knowledge does not say:
  * the question is recorded for the owner); `conversational` (greeting, thanks, goodbye, "who are you");
  * `handoff` (the visitor asked for a person: the conversation is marked as waiting for one); `failed` (the
  * provider failed: the fallback).
  */
-export type ReplyOutcome = 'answered' | 'unanswered' | 'conversational' | 'handoff' | 'failed';
+export type ReplyOutcome = MessageOutcome;
+
+/** Whether an outcome leaves the question unanswered from knowledge: counted as such and listed for the owner. */
+export function leavesQuestionOpen(outcome: ReplyOutcome): boolean {
+  return outcome === 'unanswered' || outcome === 'best_matches';
+}
 
 /** The answer: its full text, and whether it is the polite fallback given when the provider failed. */
 export interface ReplyOutput {
