@@ -556,20 +556,24 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     if (!message.id) return; // the welcome message: the agent's words, but no stored answer to rate
     bubble.setAttribute('data-message-id', message.id);
     const meta = el('div', { class: 'meta' });
-    const sources = sourceList(message.sources || []);
+    const sources = sourceList(message.sources || [], bubble);
     if (sources) meta.appendChild(sources);
     meta.appendChild(rating(message));
     transcript.insertBefore(meta, bubble.nextSibling);
   }
-  /** "Sources:" and each document once: a link when it has a web address, else its title. */
-  function sourceList(sources) {
+  /**
+   * "Sources:" and each document once: a link when it has a web address, else its title. A document the answer
+   * already names (a best-matches answer lists its pages as links) is not repeated.
+   */
+  function sourceList(sources, bubble) {
     const seen = {};
     const items = [];
+    const named = Array.prototype.map.call(bubble.querySelectorAll('a[href], strong'), (node) => (node.getAttribute('href') || node.textContent || '').toLowerCase());
     sources.forEach((source) => {
       const href = safeUrl(String(source.url || ''));
       const label = String(source.title || '').trim() || (href ? new URL(href).hostname : '');
       const key = (href || label).toLowerCase();
-      if (!label || seen[key]) return;
+      if (!label || seen[key] || named.indexOf(key) !== -1) return;
       seen[key] = true;
       const item = el('li');
       if (href) link(item, href).textContent = label;

@@ -31,9 +31,10 @@ export interface KnowledgeHit {
   /** The chunk's detected language (en, es, fr, de, pt or other). */
   language: string;
   /**
-   * How much of the question the chunk holds, in (0, 1]: the share of the question's words (weighted by
-   * how rare they are; a word the agent's knowledge never uses weighs most) found in it. 0 when unknown
-   * (a chunk found by its vector alone).
+   * How much of the question the chunk holds, in [0, 1], whatever the other hits: the share of the question's
+   * words (weighted by how rare they are; a word the agent's knowledge never uses weighs as its rarest known
+   * one; a typo's correction counts CORRECTION_WEIGHT) found in it. 0 when unknown (a chunk found by its
+   * vector alone).
    */
   confidence: number;
   /**
@@ -156,25 +157,32 @@ function pairBonuses(candidates: readonly { title_terms: string; terms: string }
 /** Each question word's weight and the terms that stand for it: the word, its stems, the corrections of a typo. */
 type WordWeight = { word: string; raw: string; terms: string[]; corrected: ReadonlySet<string>; idf: number };
 
-// A word matched only through a typo correction counts this much: "password" is not "passport".
-const CORRECTION_WEIGHT = 0.5;
+/**
+ * A word matched only through a typo correction counts this much of its weight: one typo ("Wen is the office
+ * open?", "rentl") barely lowers confidence, while a correction still counts less than the word as written
+ * ("password" is not quite "passport").
+ */
+export const CORRECTION_WEIGHT = 0.8;
 // A frame word ("cost", "combien") weighs at most this: it says what kind of answer is wanted, not what about.
 const FRAME_WEIGHT = 0.5;
 
 /**
- * The weight of each question word: the IDF of its rarest known term; a word the agent's knowledge never
- * uses (no term, no correction) weighs as a term of no chunk, the most (it is what the answer would be about:
- * "Do you rent kayaks?" is not answered by a page about renting bikes).
+ * The weight of each question word: the IDF of its rarest known term. A word the agent's knowledge never uses
+ * (no term, no correction) weighs as much as the question's rarest known word: it may be what the question is
+ * about ("Do you rent kayaks?" is not answered by a page about renting bikes), or a paraphrase of a word the
+ * knowledge writes otherwise ("hired" for "rental"); weighing it as a word of no chunk (the most there is)
+ * made every paraphrase and unknown spelling decline.
  */
-function questionWeights(words: readonly QueryWord[], isFrame: (word: string) => boolean, corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[], agentChunks: number): WordWeight[] {
+function questionWeights(words: readonly QueryWord[], isFrame: (word: string) => boolean, corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[]): WordWeight[] {
   const idfOf = new Map(scoring.map((term) => [term.term, term.idf]));
-  const unknown = Math.log(1 + (agentChunks + 0.5) / 0.5);
-  return words.map((word) => {
+  const known = words.map((word) => {
     const corrected = new Set(corrections.get(word.word)?.keys() ?? []);
     const terms = [...word.terms, ...corrected].filter((term) => idfOf.has(term));
-    const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : unknown;
-    return { word: word.word, raw: word.raw, terms, corrected, idf: isFrame(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
+    const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : null;
+    return { word: word.word, raw: word.raw, terms, corrected, idf: idf !== null && isFrame(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
   });
+  const rarest = Math.max(FRAME_WEIGHT, ...known.flatMap((word) => (word.idf === null || isFrame(word.word) ? [] : [word.idf])));
+  return known.map((word) => ({ ...word, idf: word.idf ?? (isFrame(word.word) ? FRAME_WEIGHT : rarest) }));
 }
 
 /**
@@ -343,7 +351,7 @@ export const knowledgeChunks = {
       .slice(0, limit);
     // Relative to the best hit, so a score reads the same whatever the agent's size.
     const best = Math.max(...ranked.map((hit) => hit.score), Number.MIN_VALUE);
-    const weights = questionWeights(words, frameOf(question), corrections, plan.scoring, agentChunks);
+    const weights = questionWeights(words, frameOf(question), corrections, plan.scoring);
     return ranked.map(({ row, score }) => {
       const held = new Set(`${row.title_terms} ${row.terms}`.split(' '));
       return {

@@ -159,7 +159,7 @@ function countsNear(text: string, counted: (word: string) => boolean): boolean {
 const OFFER_QUESTIONS: { language: Stemmed; opening: RegExp; determiners: ReadonlySet<string>; links: ReadonlySet<string> }[] = [
   // Not "will you be (open tomorrow)": a state, not an offer.
   { language: 'en', opening: /^(?:do|does|can|could|will|would|may) (?:you|i|we) (?!be )[\p{L}\p{N}]+ /u,
-    determiners: new Set(['a', 'an', 'the', 'any', 'some', 'my', 'our', 'your']), links: new Set() },
+    determiners: new Set(['a', 'an', 'the', 'any', 'some', 'my', 'our', 'your']), links: new Set(['in', 'near']) },
   { language: 'fr', opening: /^[\p{L}]+-vous /u,
     determiners: new Set(['des', 'les', 'un', 'une', 'du', 'de', 'la', 'le', 'l', 'd']), links: new Set(['de', 'd', 'en', 'a']) },
   { language: 'es', opening: /^¿?\s*[\p{L}]+(?:áis|éis|ís) /u,

@@ -52,6 +52,12 @@ export interface ReplyOutput {
   /** The documents the answer used, best first; empty when it used no knowledge. */
   sources: MessageSource[];
   outcome: ReplyOutcome;
+  /**
+   * How sure the answer is of its knowledge, in [0, 1]: for the builtin provider, the confidence of the sentence
+   * it states (or of the best passage when it did not answer); for a model, that of the best passage it was
+   * given. Null for small talk, handoffs and the fallback. Not stored: for logs and the evaluation.
+   */
+  confidence: number | null;
   /** Which provider and model produced it (for logs), e.g. `builtin`, `openai:gpt-4o-mini`. */
   source: string;
   /** Why the fallback was given: the provider failed or answered nothing, timed out, or `signal` aborted. */

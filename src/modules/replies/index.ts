@@ -106,7 +106,7 @@ export function createReplyEngine({ db, llm: configured, logger, knowledge = cre
           }
         }
         emit(content);
-        return { content, fallback: true, source, failure, sources: [], outcome: 'failed' };
+        return { content, fallback: true, source, failure, sources: [], outcome: 'failed', confidence: null };
       } finally {
         clearTimeout(timer);
       }
