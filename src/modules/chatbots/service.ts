@@ -18,6 +18,7 @@ import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import type { EventWriter } from '../events/writer.js';
 import { replaceKnowledgeSources, type HandWrittenOptions } from '../sources/hand-written.js';
+import { sourceRepository } from '../sources/repository.js';
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -131,10 +132,12 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
           if (JSON.stringify(after) !== JSON.stringify(before)) next.appearance = JSON.stringify(after);
         }
         const to = input.status ?? from;
+        // Publishing needs something to answer with: instructions, `knowledge` entries, or a ready knowledge source.
+        const readySources = to === 'active' && from !== 'active' ? await sourceRepository.countReady(trx, ctx.actor.workspaceId, id) : 0;
         assertTransition(from, to, {
           name: next.name,
           instructions: next.instructions,
-          knowledgeCount: (input.knowledge ?? presentChatbot(current).knowledge).length,
+          knowledgeCount: (input.knowledge ?? presentChatbot(current).knowledge).length + readySources,
         });
         next.status = to;
         const now = clock.now();

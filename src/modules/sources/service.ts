@@ -169,7 +169,7 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
       const hits = await knowledge.search(db, ctx.actor.workspaceId, chatbotId, question, limit);
       return {
         object: 'list',
-        data: hits.map((hit) => ({ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url, content: hit.content, score: hit.score })),
+        data: hits.map((hit) => ({ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url, content: hit.content, score: hit.score, confidence: Math.round(hit.confidence * 1000) / 1000 })),
       };
     },
   };
