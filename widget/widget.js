@@ -134,6 +134,17 @@
     return 'en';
   }
   let lang = pickLanguage('auto');
+  // The visitor's browser language tag: sent when a conversation starts (the agent declines and hands off in it).
+  function browserLocale() {
+    const nav = window.navigator || {};
+    const tag = String((nav.languages && nav.languages[0]) || nav.language || '');
+    return /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(tag) && tag.length <= 35 ? tag : null;
+  }
+  /** The agent's welcome message and suggested questions in the visitor's language, when it has them. */
+  function ownWords(bot) {
+    const code = (browserLocale() || '').slice(0, 2).toLowerCase();
+    return (bot.translations && bot.translations[code]) || {};
+  }
   function t(key, value) {
     const text = STRINGS[lang][key] || STRINGS.en[key];
     return value === undefined ? text : text.replace('{}', value);
@@ -633,7 +644,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   }
   /** The agent's suggested questions, offered until the visitor has written something. */
   function updateChips() {
-    const questions = agent().suggested_questions || [];
+    const bot = agent();
+    const questions = ownWords(bot).suggested_questions || bot.suggested_questions || [];
     const show = questions.length > 0 && !transcript.querySelector('.msg-user');
     if (show && !chips.firstChild) {
       questions.slice(0, 6).forEach((question) => {
@@ -704,10 +716,11 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     handoffButton.disabled = Boolean(session.handoff_requested);
   }
   async function startConversation() {
+    const locale = browserLocale();
     const response = await fetch(api('widget/v1/chatbots/' + encodeURIComponent(chatbotId) + '/conversations'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{}',
+      body: JSON.stringify(locale ? { locale: locale } : {}),
     });
     if (!response.ok) {
       const problem = await problemOf(response);

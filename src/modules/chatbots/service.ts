@@ -26,9 +26,9 @@ export interface VersionedChatbot {
   etag: string;
 }
 
-const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'metadata'] as const;
+const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'translations', 'metadata'] as const;
 /** The fields whose changes the audit log records. */
-const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'appearance', 'metadata', 'published_at'] as const;
+const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'translations', 'appearance', 'metadata', 'published_at'] as const;
 const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature', 'language'] as const;
 
 function versioned(row: ChatbotRow): VersionedChatbot {
@@ -71,6 +71,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         published_at: null,
         suggested_questions: JSON.stringify(input.suggested_questions ?? []),
         language: input.language ?? 'auto',
+        translations: JSON.stringify(input.translations ?? {}),
         appearance: JSON.stringify(mergeAppearance(DEFAULT_APPEARANCE, input.appearance ?? {})),
       };
       const result = versioned(row);

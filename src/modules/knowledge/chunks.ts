@@ -1,9 +1,9 @@
 import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
 import type { Db } from '../../db/schema.js';
-import { detectLanguage, indexTerms, queryWords, termOf, vocabularyOf, type Language, type QueryWord } from './analyzer.js';
+import { detectLanguage, indexTerms, queryWords, STEMMED_LANGUAGES, termOf, vocabularyOf, type Language, type QueryWord, type Stemmed } from './analyzer.js';
 import { frameOf } from './question-frame.js';
 import { knowledgeVectors } from './vectors.js';
-import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
+import { CHUNK_COUNT_KEY, languageKey, languageTerm, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
 
 /** A chunk of a source's document, as ingestion hands it over. */
 export interface ChunkInput {
@@ -181,7 +181,8 @@ function questionWeights(words: readonly QueryWord[], isFrame: (word: string) =>
     const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : null;
     return { word: word.word, raw: word.raw, terms, corrected, idf: idf !== null && isFrame(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
   });
-  const rarest = Math.max(FRAME_WEIGHT, ...known.flatMap((word) => (word.idf === null || isFrame(word.word) ? [] : [word.idf])));
+  const content = known.flatMap((word) => (word.idf === null || isFrame(word.word) ? [] : [word.idf]));
+  const rarest = content.length > 0 ? Math.max(...content) : FRAME_WEIGHT;
   return known.map((word) => ({ ...word, idf: word.idf ?? (isFrame(word.word) ? FRAME_WEIGHT : rarest) }));
 }
 
@@ -209,9 +210,10 @@ function coverage(weights: readonly WordWeight[], held: ReadonlySet<string>, lan
 /** The text of a chunk that names it (title and headings): weighted above its content. */
 const titleText = (title: string, headingPath: readonly string[]) => [title, ...headingPath].join('\n');
 
-/** Adds a chunk's distinct words (word + term) to `counts`, once per chunk, and the chunk to the agent's count. */
+/** Adds a chunk's distinct words (word + term) to `counts`, once per chunk, and the chunk to the agent's count and its language's. */
 function countWords(counts: WordCounts, title: string, headingPath: readonly string[], content: string, language: Language): void {
   counts.set(CHUNK_COUNT_KEY, (counts.get(CHUNK_COUNT_KEY) ?? 0) + 1);
+  counts.set(languageKey(language), (counts.get(languageKey(language)) ?? 0) + 1);
   for (const [word, term] of vocabularyOf(`${titleText(title, headingPath)}\n${content}`, language)) {
     const key = wordKey(word, term);
     counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -259,6 +261,22 @@ async function deleteWhere(trx: Db, workspaceId: string, scope: ChunkScope): Pro
     }
     deleted += rows.length;
   }
+}
+
+/** What a search knows of the conversation besides the question. */
+export interface SearchOptions {
+  /** Languages the question may be in besides its knowledge's: the agent's (when set) and the visitor's. */
+  languages?: readonly Stemmed[];
+}
+
+/**
+ * The languages a question to this agent may be in: the given ones (the agent's, the visitor's) and those of its
+ * knowledge; none (any of the five) for an agent whose chunks were counted before languages were.
+ */
+async function expectedLanguages(db: Db, workspaceId: string, chatbotId: string, given: readonly Stemmed[]): Promise<Stemmed[]> {
+  const counts = await vocabulary.known(db, workspaceId, chatbotId, STEMMED_LANGUAGES.map(languageTerm));
+  const knowledge = STEMMED_LANGUAGES.filter((language) => (counts.get(languageTerm(language)) ?? 0) > 0);
+  return knowledge.length === 0 ? [] : [...new Set([...given, ...knowledge])];
 }
 
 /** SQL of an agent's knowledge chunks; every query carries the workspace id and, for reads, the agent. */
@@ -318,9 +336,9 @@ export const knowledgeChunks = {
    * vocabulary (a typo); the rarest of those terms select the candidates (matchPlan). Only plain terms reach
    * the full-text query.
    */
-  async search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number): Promise<KnowledgeHit[]> {
+  async search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number, options: SearchOptions = {}): Promise<KnowledgeHit[]> {
     if (limit <= 0) return [];
-    const words = queryWords(question);
+    const words = queryWords(question, await expectedLanguages(db, workspaceId, chatbotId, options.languages ?? []));
     if (words.length === 0) return [];
     const known = await vocabulary.known(db, workspaceId, chatbotId, [...new Set(words.flatMap((word) => word.terms))]);
     // A name the knowledge never uses ("Paris") is not a typo of a word it does ("parts").

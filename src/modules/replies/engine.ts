@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { ChatbotsTable, MessagesTable } from '../../db/schema.js';
-import type { KnowledgeHit } from '../knowledge/chunks.js';
+import type { KnowledgeHit, SearchOptions } from '../knowledge/chunks.js';
 import type { MessageOutcome } from '../messages/schema.js';
 
 /** What an agent's answer is produced from. */
@@ -12,6 +12,8 @@ export interface ReplyInput {
   transcript: Array<Selectable<MessagesTable>>;
   /** Whether the visitor's contact details are known (a lead, or an email on the conversation): a handoff asks for them otherwise. */
   contactKnown?: boolean;
+  /** The visitor's browser language tag (the conversation's locale), when the widget sent one. */
+  locale?: string | null;
   /** Called with each piece of text as it is generated (for server-sent events). */
   onDelta?: (text: string) => void;
   /** Aborts generation (the visitor went away, the server is shutting down). */
@@ -73,4 +75,4 @@ export interface ReplyEngine {
 }
 
 /** What the agent retrieves from its sources for a question, best first (src/modules/knowledge/retrieval.ts). */
-export type KnowledgeLookup = (workspaceId: string, chatbotId: string, question: string, limit: number) => Promise<KnowledgeHit[]>;
+export type KnowledgeLookup = (workspaceId: string, chatbotId: string, question: string, limit: number, options?: SearchOptions) => Promise<KnowledgeHit[]>;

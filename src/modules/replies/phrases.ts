@@ -1,7 +1,7 @@
 import type { Lang } from './intents.js';
 
 /** The agent's own words (not its knowledge's), in the five languages it speaks. `{name}`: the agent's name. */
-export const PHRASES: Record<'greeting' | 'thanks' | 'goodbye' | 'identity' | 'decline' | 'unsure' | 'offer' | 'handoff' | 'contact', Record<Lang, string>> = {
+export const PHRASES: Record<'greeting' | 'thanks' | 'goodbye' | 'identity' | 'decline' | 'unsure' | 'offer' | 'handoff' | 'contact' | 'fallback', Record<Lang, string>> = {
   greeting: {
     en: 'Hello! What would you like to know?',
     es: '¡Hola! ¿Qué te gustaría saber?',
@@ -59,6 +59,14 @@ export const PHRASES: Record<'greeting' | 'thanks' | 'goodbye' | 'identity' | 'd
     fr: "Bien sûr. J'ai prévenu l'équipe, et une personne vous répondra ici.",
     de: 'Natürlich. Ich habe das Team informiert, und ein Mensch meldet sich hier bei Ihnen.',
     pt: 'Claro. Avisei a equipe, e uma pessoa vai responder aqui.',
+  },
+  // The provider failed, timed out or said nothing.
+  fallback: {
+    en: "I'm sorry, I can't answer right now. Please try again in a moment.",
+    es: 'Lo siento, ahora mismo no puedo responder. Inténtalo de nuevo en un momento.',
+    fr: "Désolé, je ne peux pas répondre pour le moment. Réessayez dans un instant.",
+    de: 'Das tut mir leid, ich kann gerade nicht antworten. Bitte versuchen Sie es gleich noch einmal.',
+    pt: 'Desculpe, não consigo responder agora. Tente novamente daqui a pouco.',
   },
   contact: {
     en: 'If you leave your {fields}, someone from our team will get back to you.',

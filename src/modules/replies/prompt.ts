@@ -9,6 +9,7 @@ import type { KnowledgeEntryInput as KnowledgeEntry } from '../sources/hand-writ
 import type { Generated } from './provider.js';
 import { MAX_BEST_MATCHES } from './best-matches.js';
 import { ANSWER_CONFIDENCE, BEST_MATCH_CONFIDENCE } from './compose.js';
+import { expectedLanguages } from './language.js';
 
 /** What a model is asked: the system message and the conversation so far; and the numbered knowledge it was given. */
 export interface ReplyPrompt {
@@ -41,7 +42,7 @@ export async function relevantKnowledge(knowledge: KnowledgeLookup, llm: LlmConf
     .slice(-SEARCHED_VISITOR_MESSAGES)
     .map((message) => message.content)
     .join('\n');
-  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries);
+  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, llm.knowledgeEntries, { languages: expectedLanguages({ agent: input.chatbot.language, locale: input.locale }) });
   const found: NumberedEntry[] = hits.map((hit) => ({ title: hit.title, content: hit.content, source: sourcesOf([hit])[0]!, confidence: hit.confidence }));
   const entries = parseJson<KnowledgeEntry[]>(input.chatbot.knowledge, []);
   if (entries.length > llm.knowledgeEntries) return found;
