@@ -1,19 +1,16 @@
 /**
- * The answer evaluation (issue 31): every fixture question, and a set of small-talk and handoff turns, asked
- * of the builtin reply engine the service runs (in process, each as the only visitor message of a
- * conversation with the fixture agent). Scores: for answerable questions, whether the answer states the gold
- * fact (the question's `answer` quote, compared folded) and cites the gold document; for unanswerable ones,
- * whether it declines (no source, the outcome `unanswered`); for the conversational turns, whether the
- * agent answers with the expected kind of turn; answer length in words.
+ * The answer evaluation: every question of a business fixture, and its small-talk and handoff turns, asked of
+ * the agent through the reply engine the service runs (eval/ask.ts), each as the only visitor message of a
+ * conversation. Scores: for answerable questions, whether the reply is `answered` and states the gold fact (the
+ * question's `fact`, or its `answer` quote, compared folded) and cites the gold document; for out-of-scope
+ * ones, whether the reply declines (`unanswered`) or only offers best matches (`best_matches`); for the
+ * conversational turns, whether the agent answers with the expected kind of turn; reply length in words.
  */
-import fs from 'node:fs';
+import type { LlmConfig } from '../src/config.js';
 import type { Kysely } from 'kysely';
-import { loadConfig, type LlmConfig } from '../src/config.js';
 import type { Database } from '../src/db/schema.js';
-import { createKnowledgeSearch } from '../src/modules/knowledge/retrieval.js';
-import { createReplyEngine, type ReplyOutput } from '../src/modules/replies/index.js';
-import type { ReplyInput } from '../src/modules/replies/engine.js';
-import { LANGUAGES, type Question } from './questions.js';
+import { createAsker, engineLabel, replyKind, type ReplyKind } from './ask.js';
+import type { Question } from './questions.js';
 
 /** A small-talk or handoff turn and what it should be answered as. */
 export interface ConversationTurn { text: string; language: string; expect: 'conversational' | 'handoff' }
@@ -25,7 +22,7 @@ export interface AnswerResult {
   kind: string;
   question: string;
   answer: string;
-  outcome: ReplyOutput['outcome'];
+  outcome: ReplyKind;
   sources: { source_id: string; url: string | null }[];
   factStated: boolean | null;
   sourceCited: boolean | null;
@@ -42,6 +39,8 @@ export interface AnswerSlice {
   sourceCitedOfStated: number;
   unanswerable: number;
   declined: number;
+  /** Out-of-scope questions answered (`answered`) anyway. */
+  answeredOutOfScope: number;
   turns: number;
   handled: number;
   medianWords: number;
@@ -57,12 +56,11 @@ export interface AnswerReport {
   results: AnswerResult[];
 }
 
-/** Issue 31's targets for the builtin provider. */
+/** The targets for the builtin provider, on every business fixture. */
 export const ANSWER_TARGETS = { factStated: 0.85, sourceCited: 0.9, declined: 0.95, handled: 1, medianWords: 60, languageGap: 0.1 };
 
-export function loadTurns(): ConversationTurn[] {
-  return JSON.parse(fs.readFileSync(new URL('./conversation-turns.json', import.meta.url), 'utf8')) as ConversationTurn[];
-}
+/** The kinds of reply that count as declining an out-of-scope question. */
+const DECLINES: readonly ReplyKind[] = ['unanswered', 'best_matches'];
 
 /** Lowercased, accents folded, punctuation and extra spaces gone: how a quote is looked for in an answer. */
 export function folded(text: string): string {
@@ -90,6 +88,7 @@ function sliceOf(results: AnswerResult[]): AnswerSlice {
     sourceCitedOfStated: rate(stated.filter((result) => result.sourceCited).length, stated.length),
     unanswerable: unanswerable.length,
     declined: rate(unanswerable.filter((result) => result.declined).length, unanswerable.length),
+    answeredOutOfScope: unanswerable.filter((result) => result.outcome === 'answered').length,
     turns: turns.length,
     handled: rate(turns.filter((result) => result.handled).length, turns.length),
     medianWords: median(answerable.filter((result) => result.outcome === 'answered').map((result) => words(result.answer))),
@@ -112,63 +111,51 @@ export async function evaluateAnswers(options: {
   /** The provider to answer with (LLM_PROVIDER, …); the builtin one by default. */
   llm?: LlmConfig;
 }): Promise<AnswerReport> {
-  const { db, workspaceId, chatbotId } = options;
-  const llm = options.llm ?? loadConfig({}).llm;
-  const engine = createReplyEngine({ db, llm, logger: { warn: () => {}, info: () => {} }, knowledge: createKnowledgeSearch(null, { warn: () => {} }) });
-  const chatbot = await db.selectFrom('chatbots').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', chatbotId).executeTakeFirstOrThrow();
-  const ask = async (text: string) => {
-    const at = new Date().toISOString();
-    const message = { id: 'msg_eval', workspace_id: workspaceId, conversation_id: 'conv_eval', chatbot_id: chatbotId, role: 'user', content: text, author_type: 'visitor', author_id: null, created_at: at };
-    let deltas: string[] = [];
-    const output = await engine.reply({
-      workspaceId, chatbot, transcript: [message] as unknown as ReplyInput['transcript'],
-      onDelta: (delta) => deltas.push(delta), onReset: () => (deltas = []),
-    });
-    return { ...output, streamed: deltas.join('') === output.content };
-  };
+  const ask = createAsker(options.db, options.workspaceId, options.llm);
   const results: AnswerResult[] = [];
   for (const question of options.questions) {
-    const output = await ask(question.question);
-    const sources = output.sources.map((source) => ({ source_id: source.source_id, url: source.url }));
+    const reply = await ask(options.chatbotId, question.question);
+    const kind = replyKind(reply);
     const answerable = question.gold !== null;
-    const factStated = answerable ? output.outcome === 'answered' && folded(output.content).includes(folded(question.answer ?? '')) : null;
+    const fact = question.fact ?? question.answer ?? '';
     results.push({
-      id: question.id, language: question.language, kind: question.kind, question: question.question, answer: output.content, outcome: output.outcome, sources,
-      factStated,
-      sourceCited: answerable ? sources.some((source) => options.isGold(question, source)) : null,
-      declined: answerable ? null : output.outcome === 'unanswered' && sources.length === 0,
+      id: question.id, language: question.language, kind: question.kind, question: question.question, answer: reply.content, outcome: kind, sources: reply.sources,
+      factStated: answerable ? kind === 'answered' && folded(reply.content).includes(folded(fact)) : null,
+      sourceCited: answerable ? reply.sources.some((source) => options.isGold(question, source)) : null,
+      declined: answerable ? null : DECLINES.includes(kind),
       handled: null,
-      streamed: output.streamed,
+      streamed: reply.streamed,
     });
   }
-  options.turns.forEach((turn, index) => results.push({ id: `turn-${index + 1}`, language: turn.language, kind: turn.expect, question: turn.text, answer: '', outcome: 'failed', sources: [], factStated: null, sourceCited: null, declined: null, handled: null, streamed: false }));
-  for (const result of results.filter((entry) => entry.id.startsWith('turn-'))) {
-    const output = await ask(result.question);
-    result.answer = output.content;
-    result.outcome = output.outcome;
-    result.handled = output.outcome === result.kind && output.sources.length === 0;
-    result.streamed = output.streamed;
+  for (const [index, turn] of options.turns.entries()) {
+    const reply = await ask(options.chatbotId, turn.text);
+    const kind = replyKind(reply);
+    results.push({
+      id: `turn-${index + 1}`, language: turn.language, kind: turn.expect, question: turn.text, answer: reply.content, outcome: kind, sources: reply.sources,
+      factStated: null, sourceCited: null, declined: null, handled: kind === turn.expect && reply.sources.length === 0, streamed: reply.streamed,
+    });
   }
+  const languages = [...new Set(results.map((result) => result.language))];
   return {
-    provider: engineLabel(llm),
+    provider: engineLabel(options.llm ?? { provider: 'builtin' } as LlmConfig),
     overall: sliceOf(results),
-    byLanguage: Object.fromEntries(LANGUAGES.map((language) => [language, sliceOf(results.filter((result) => result.language === language))])),
+    byLanguage: Object.fromEntries(languages.map((language) => [language, sliceOf(results.filter((result) => result.language === language))])),
     results,
   };
 }
 
-const engineLabel = (llm: LlmConfig) => (llm.provider === 'builtin' ? 'builtin' : `${llm.provider}:${llm.model}`);
-
-/** The answer table for docs/evaluation.md. */
-export function answerTable(report: AnswerReport): string {
+/** The answer table for docs/evaluation.md: each fixture's rows (all, then each language) side by side. */
+export function answerTable(reports: [string, AnswerReport][]): string {
   const percent = (value: number) => `${Math.round(value * 1000) / 10} %`;
-  const row = (name: string, slice: AnswerSlice) =>
-    `| ${name} | ${slice.answerable} | ${percent(slice.factStated)} | ${percent(slice.sourceCitedOfStated)} | ${slice.unanswerable} | ${percent(slice.declined)} | ${slice.turns} | ${percent(slice.handled)} | ${slice.medianWords} |`;
+  const row = (fixture: string, name: string, slice: AnswerSlice) =>
+    `| ${fixture} | ${name} | ${slice.answerable} | ${percent(slice.factStated)} | ${percent(slice.sourceCitedOfStated)} | ${slice.unanswerable} | ${percent(slice.declined)} | ${slice.answeredOutOfScope} | ${slice.turns} | ${percent(slice.handled)} | ${slice.medianWords} |`;
   return [
-    '| Slice | answerable | gold fact stated | gold source cited (of stated) | unanswerable | declined | small talk + handoff | handled | median words |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    row('all', report.overall),
-    ...Object.entries(report.byLanguage).map(([language, slice]) => row(`language: ${language}`, slice)),
+    '| Fixture | Slice | answerable | gold fact stated | gold source cited (of stated) | out of scope | declined or best matches | out of scope `answered` | small talk + handoff | handled | median words |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...reports.flatMap(([fixture, report]) => [
+      row(fixture, 'all', report.overall),
+      ...Object.entries(report.byLanguage).map(([language, slice]) => row(fixture, language, slice)),
+    ]),
   ].join('\n');
 }
 

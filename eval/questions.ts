@@ -16,8 +16,8 @@ export const KINDS = ['direct', 'paraphrase', 'typo', 'unanswerable'] as const;
 /** The kind of a question. */
 export type Kind = (typeof KINDS)[number];
 
-/** The one document that answers a question: a page of the site (its path), an uploaded file, or a Q&A source. */
-export type Gold = { type: 'page'; path: string } | { type: 'file'; name: string } | { type: 'qa'; question: string };
+/** The one document that answers a question: a page of the site (its path), an uploaded file, a Q&A or a text source. */
+export type Gold = { type: 'page'; path: string } | { type: 'file'; name: string } | { type: 'qa'; question: string } | { type: 'text'; title: string };
 
 /** One evaluation question; gold and answer are null for unanswerable questions. */
 export interface Question {
@@ -26,8 +26,10 @@ export interface Question {
   language: Language;
   kind: Kind;
   gold: Gold | null;
-  /** A passage of the gold document that answers the question, word for word. */
+  /** A passage of the gold document that answers the question, word for word (null where `fact` is given). */
   answer: string | null;
+  /** The short fact a correct reply must state (e.g. "£62"), where the fixture names one instead of a passage. */
+  fact?: string | null;
 }
 
 /** A hand-written Q&A source. */

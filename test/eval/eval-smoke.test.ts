@@ -4,11 +4,11 @@ import { normalisePagePath } from '../../eval/questions.js';
 import { FULL_TEXT, runEvaluation } from '../../eval/run.js';
 import { startOpenAiServer, type OpenAiTestServer, type RecordedRequest } from '../helpers/openai-server.js';
 
-// The smoke version of `npm run eval` (issue 30 point 8): the fixture business ingested through the public
+// The smoke version of `npm run eval`: the bike shop fixture ingested through the public
 // API (website crawl, PDF and DOCX uploads, Q&A and text sources) on this run's database, then the 15 smoke
 // questions asked of knowledge/search; with a model provider configured (the local OpenAI-compatible server,
 // standing in for a model that quotes the first excerpt it is given and cites it), the questions are also
-// answered through it (issue 31 point 6). The full evaluation (`npm run eval`) is not part of the test suite.
+// answered through it. The full evaluation (`npm run eval`) is not part of the test suite.
 
 /** The stand-in model: the first sentence of excerpt [1] of the system message, citing it, in two streamed pieces. */
 function quoteFirstExcerpt(request: RecordedRequest): string[] {

@@ -10,7 +10,7 @@ import { FIXTURE_DOCUMENTS, makeDocuments, type GeneratedDocument } from '../../
 import { fixturePages, serveFixtureSite, SITE_DIR, type FixtureSite } from '../../eval/fixture/site-server.js';
 import { KINDS, LANGUAGES, loadQaPairs, loadQuestions, loadTextSource, SMOKE_QUESTION_IDS } from '../../eval/questions.js';
 
-// The evaluation fixture of issue 30 (eval/): a fictional business's website served locally, its PDF and
+// The bike shop evaluation fixture (eval/fixture): a fictional business's website served locally, its PDF and
 // DOCX made at eval time, and questions whose gold answers are checked against the fixture word for word.
 
 // robots-parser is CommonJS (module.exports = the function) while its types declare an ES default export.
@@ -182,8 +182,10 @@ describe('the fixture documents', () => {
         expect(articleText(gold.path), question.id).toContain(answer);
       } else if (gold.type === 'file') {
         expect(documentText.get(gold.name), question.id).toContain(answer);
-      } else {
+      } else if (gold.type === 'qa') {
         expect(pairs.get(gold.question), question.id).toContain(answer);
+      } else {
+        throw new Error(`${question.id}: this fixture has no text source gold`);
       }
     }
     for (const id of SMOKE_QUESTION_IDS) expect(questions.find((question) => question.id === id)?.gold, id).not.toBeNull();
