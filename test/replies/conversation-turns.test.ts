@@ -14,6 +14,10 @@ describe('turns of a conversation', () => {
     expect(intentOf('Hi, who are you?')).toEqual({ intent: 'identity', language: 'en' });
     expect(intentOf('thank you so much')).toEqual({ intent: 'thanks', language: 'en' });
     expect(intentOf('Can I speak to a human?')).toEqual({ intent: 'handoff', language: 'en' });
+    expect(intentOf("I'd like to speak to a receptionist, please.")).toEqual({ intent: 'handoff', language: 'en' });
+    expect(intentOf("Thanks, you've been very helpful!")).toEqual({ intent: 'thanks', language: 'en' });
+    expect(intentOf('Perfect, see you on Saturday then!')).toEqual({ intent: 'goodbye', language: 'en' });
+    expect(intentOf('Thanks, I need to rent a bike for Saturday and Sunday morning')).toBeNull();
     expect(intentOf('¿Puedo hablar con una persona?')).toEqual({ intent: 'handoff', language: 'es' });
     expect(intentOf('Je voudrais parler à un conseiller')).toEqual({ intent: 'handoff', language: 'fr' });
     expect(intentOf('Kann ich mit einem Menschen sprechen?')).toEqual({ intent: 'handoff', language: 'de' });

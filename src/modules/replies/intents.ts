@@ -50,7 +50,7 @@ const FILLERS = new Set('so very much again there all everyone folks ok okay oh 
 // A request for a person, anywhere in the message: a verb of talking or reaching, then someone human.
 const HANDOFF: Record<Lang, RegExp[]> = {
   en: [
-    /\b(speak|talk|chat|connect|transfer|put)\b.*\b(human|person|someone|somebody|agent|representative|operator|real person|staff member|team member|people)\b/,
+    /\b(speak|talk|chat|connect|transfer|put)\b.*\b(human|person|someone|somebody|agent|representative|operator|real person|staff member|member of staff|team member|people|receptionist|reception|manager|advisor|adviser)\b/,
     /\b(real|live) (person|human|agent)\b/, /^(human|agent|operator|representative)( please)?$/, /\bcustomer (service|support) (agent|representative)\b/,
   ],
   es: [/\b(hablar|contactar|comunicarme|pasar)\b.*\b(persona|humano|agente|alguien|empleado|operador)\b/, /\b(persona|agente) real\b/],
