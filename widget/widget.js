@@ -25,8 +25,10 @@
   const storageKey = 'chat-agent:' + chatbotId;
   // Lead form fields: [label key, input type, autocomplete].
   const LEAD_FIELDS = { name: ['name', 'text', 'name'], email: ['email', 'email', 'email'], phone: ['phone', 'tel', 'tel'], company: ['company', 'text', 'organization'] };
-  // An answer asking for contact details (e.g. the agent declining a question) opens the lead form.
-  const DETAILS_ASKED = /contact details|e-?mail address|phone number|if you leave your|datos de contacto|correo electr|coordonn|adresse e-?mail|kontaktdaten|e-mail-adresse|telefonnummer|dados de contato|seu e-?mail/i;
+  // The kinds of answer (its `outcome`) after which the lead form opens, when lead capture is on: the agent could
+  // not answer (declined, or only pointed at pages that may help), a person was asked for, or the answer failed.
+  // Never read from the answer's words: an answer quoting "phone number" from the knowledge is an answer.
+  const OFFERS_CONTACT = ['best_matches', 'unanswered', 'handoff', 'failed'];
 
   // The widget's own words. `{}` is filled in by t(key, value). A missing key falls back to English.
   const STRINGS = {
@@ -132,6 +134,17 @@
     return 'en';
   }
   let lang = pickLanguage('auto');
+  // The visitor's browser language tag: sent when a conversation starts (the agent declines and hands off in it).
+  function browserLocale() {
+    const nav = window.navigator || {};
+    const tag = String((nav.languages && nav.languages[0]) || nav.language || '');
+    return /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(tag) && tag.length <= 35 ? tag : null;
+  }
+  /** The agent's welcome message and suggested questions in the visitor's language, when it has them. */
+  function ownWords(bot) {
+    const code = (browserLocale() || '').slice(0, 2).toLowerCase();
+    return (bot.translations && bot.translations[code]) || {};
+  }
   function t(key, value) {
     const text = STRINGS[lang][key] || STRINGS.en[key];
     return value === undefined ? text : text.replace('{}', value);
@@ -554,20 +567,24 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     if (!message.id) return; // the welcome message: the agent's words, but no stored answer to rate
     bubble.setAttribute('data-message-id', message.id);
     const meta = el('div', { class: 'meta' });
-    const sources = sourceList(message.sources || []);
+    const sources = sourceList(message.sources || [], bubble);
     if (sources) meta.appendChild(sources);
     meta.appendChild(rating(message));
     transcript.insertBefore(meta, bubble.nextSibling);
   }
-  /** "Sources:" and each document once: a link when it has a web address, else its title. */
-  function sourceList(sources) {
+  /**
+   * "Sources:" and each document once: a link when it has a web address, else its title. A document the answer
+   * already names (a best-matches answer lists its pages as links) is not repeated.
+   */
+  function sourceList(sources, bubble) {
     const seen = {};
     const items = [];
+    const named = Array.prototype.map.call(bubble.querySelectorAll('a[href], strong'), (node) => (node.getAttribute('href') || node.textContent || '').toLowerCase());
     sources.forEach((source) => {
       const href = safeUrl(String(source.url || ''));
       const label = String(source.title || '').trim() || (href ? new URL(href).hostname : '');
       const key = (href || label).toLowerCase();
-      if (!label || seen[key]) return;
+      if (!label || seen[key] || named.indexOf(key) !== -1) return;
       seen[key] = true;
       const item = el('li');
       if (href) link(item, href).textContent = label;
@@ -627,7 +644,8 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
   }
   /** The agent's suggested questions, offered until the visitor has written something. */
   function updateChips() {
-    const questions = agent().suggested_questions || [];
+    const bot = agent();
+    const questions = ownWords(bot).suggested_questions || bot.suggested_questions || [];
     const show = questions.length > 0 && !transcript.querySelector('.msg-user');
     if (show && !chips.firstChild) {
       questions.slice(0, 6).forEach((question) => {
@@ -698,10 +716,11 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     handoffButton.disabled = Boolean(session.handoff_requested);
   }
   async function startConversation() {
+    const locale = browserLocale();
     const response = await fetch(api('widget/v1/chatbots/' + encodeURIComponent(chatbotId) + '/conversations'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{}',
+      body: JSON.stringify(locale ? { locale: locale } : {}),
     });
     if (!response.ok) {
       const problem = await problemOf(response);
@@ -835,8 +854,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
     showAnswer(bubble, reply);
     scrollToEnd();
     const lead = state.session.chatbot && state.session.chatbot.lead_capture;
-    const asks = lead && ((lead.prompt && reply.content.includes(lead.prompt)) || DETAILS_ASKED.test(reply.content));
-    if (asks && lead.enabled && !state.session.lead_sent) openLeadForm(false);
+    if (lead && lead.enabled && !state.session.lead_sent && OFFERS_CONTACT.indexOf(reply.outcome) !== -1) openLeadForm(false);
   }
 
   async function send(text) {

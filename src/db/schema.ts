@@ -75,6 +75,8 @@ export interface ChatbotsTable {
   language: Generated<string>;
   /** JSON object of the widget's look (colour, position, launcher, avatar, title); '{}' = the defaults. */
   appearance: Generated<string>;
+  /** JSON object: per language (en, es, fr, de, pt), the welcome message and suggested questions; '{}' = none. */
+  translations: Generated<string>;
 }
 
 export interface ConversationsTable {
@@ -97,6 +99,8 @@ export interface ConversationsTable {
   handoff_requested_at: string | null;
   /** The website (normalized origin) a widget conversation started on; null: the hosted page, the API, the dashboard. */
   origin: string | null;
+  /** The visitor's browser language tag (`es-MX`), as the widget sent it; null when not given. */
+  locale: string | null;
 }
 
 export interface MessagesTable {

@@ -16,7 +16,7 @@ const SOURCE = { source_id: 'src_01ARZ3NDEKTSV4RRFFQ69G5FAV', document_id: 'doc_
 const scripted: ReplyEngine = {
   async reply(input): Promise<ReplyOutput> {
     const text = input.transcript.at(-1)!.content.toLowerCase();
-    const base = { fallback: false, source: 'test' };
+    const base = { fallback: false, source: 'test', confidence: null };
     if (text.includes('what is x')) return { ...base, content: 'I do not know that.', sources: [], outcome: 'unanswered' };
     if (text.includes('person')) return { ...base, content: 'Someone will follow up here.', sources: [], outcome: 'handoff' };
     if (text.startsWith('hi')) return { ...base, content: 'Hello!', sources: [], outcome: 'conversational' };

@@ -100,7 +100,7 @@ describe('appearance on the agent', () => {
     const before = await t.app.inject({ method: 'GET', url: `/widget/v1/chatbots/${bot.id}` });
     expect(before.statusCode).toBe(200);
     expect(before.headers['cache-control']).toBe('no-cache');
-    expect(before.json()).toEqual({ id: bot.id, name: bot.name, title: bot.name, welcome_message: 'Hello!', suggested_questions: ['Hours?'], language: 'fr', appearance: DEFAULTS });
+    expect(before.json()).toEqual({ id: bot.id, name: bot.name, title: bot.name, welcome_message: 'Hello!', suggested_questions: ['Hours?'], language: 'fr', translations: {}, appearance: DEFAULTS });
     await must(patch(bot.id, { appearance: { color: '#ffcc00', title: 'Support' } }), 200);
     const after = (await t.app.inject({ method: 'GET', url: `/widget/v1/chatbots/${bot.id}` })).json();
     expect(after).toMatchObject({ title: 'Support', appearance: { color: '#ffcc00', title: 'Support' } });

@@ -46,7 +46,7 @@ async function seed(tenant: Tenant, chatbotId: string, count: number): Promise<v
       conversations.push({
         id, workspace_id: tenant.workspaceId, chatbot_id: chatbotId, status: 'open', mode: 'agent', channel: 'widget', visitor_id: newId('visitor', at),
         visitor_name: `Visitor ${i}`, visitor_email: null, lead_id: null, message_count: 2, last_message_at: iso(at + 2), metadata: '{}',
-        created_at: iso(at), updated_at: iso(at + 2), handoff_requested_at: null, origin: null,
+        created_at: iso(at), updated_at: iso(at + 2), handoff_requested_at: null, origin: null, locale: null,
       });
       for (const [n, role] of [[1, 'user'], [2, 'assistant']] as const) {
         messages.push({

@@ -145,6 +145,7 @@ describe('conversations and messages', () => {
       author: { type: 'api_key', id: tenant.keyId },
       sources: [],
       feedback: null,
+      outcome: null,
       created_at: expect.stringMatching(TIMESTAMP),
     });
     expect(response.headers.location).toMatch(new RegExp(`^/api/v1/conversations/${conversation.id}/messages`));

@@ -4,7 +4,7 @@
  * a DOCX that expands enormously). Every maker returns the file's bytes as a Buffer.
  */
 import { crc32, deflateRawSync, constants as zlibConstants } from 'node:zlib';
-import { Document, HeadingLevel, Packer, Paragraph } from 'docx';
+import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow } from 'docx';
 import PDFDocument from 'pdfkit';
 
 /** One PDF page: an optional heading (set in a larger font) and its paragraphs. */
@@ -45,14 +45,18 @@ export function makeCorruptPdf(): Buffer {
   return Buffer.from('%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R\nthis is not a pdf at all, the rest went missing\n');
 }
 
-/** One DOCX block: a heading (level 1–3, default 1), a paragraph, or a bullet list item. */
-export type DocxBlock = { heading: string; level?: 1 | 2 | 3 } | { paragraph: string } | { bullet: string };
+/** One DOCX block: a heading (level 1–3, default 1), a paragraph, a bullet list item, or a table (rows of cells, the first the header). */
+export type DocxBlock = { heading: string; level?: 1 | 2 | 3 } | { paragraph: string } | { bullet: string } | { table: string[][] };
 
 const HEADING_LEVELS = { 1: HeadingLevel.HEADING_1, 2: HeadingLevel.HEADING_2, 3: HeadingLevel.HEADING_3 } as const;
 
 /** A DOCX with the blocks in order (Word heading styles, bulleted list items), and an optional core title. */
 export async function makeDocx(blocks: DocxBlock[], options: { title?: string } = {}): Promise<Buffer> {
   const children = blocks.map((block) => {
+    if ('table' in block) {
+      const rows = block.table.map((cells) => new TableRow({ children: cells.map((cell) => new TableCell({ children: [new Paragraph({ text: cell })] })) }));
+      return new Table({ rows });
+    }
     if ('heading' in block) return new Paragraph({ text: block.heading, heading: HEADING_LEVELS[block.level ?? 1] });
     if ('bullet' in block) return new Paragraph({ text: block.bullet, bullet: { level: 0 } });
     return new Paragraph({ text: block.paragraph });

@@ -11,6 +11,13 @@ describe('question frame', () => {
     expect(askedObject('¿Organizáis rutas en kayak?')).toEqual(['rutas', 'kayak']);
     expect(askedObject('Vocês alugam pranchas de surf?')).toEqual(['pranchas', 'surf']);
     expect(askedObject('Vermieten Sie E-Scooter?')).toEqual(['escooter']);
+    // An adverb after the subject, a place after the thing, the Spanish "ustedes" form.
+    expect(askedObject('Do you still use amalgam fillings?')).toEqual(['amalgam', 'fillings']);
+    expect(askedObject('Do you have a shop in London?')).toEqual(['shop', 'london']);
+    expect(askedObject('¿Tienen consulta en Madrid?')).toEqual(['consulta', 'madrid']);
+    expect(askedObject('¿Alquilan bicicletas eléctricas?')).toEqual(['bicicletas', 'electricas']);
+    // English words ending like a Spanish verb open no Spanish offer question; nor does a modal verb.
+    for (const question of ['When does the Sunset Ride run?', 'Can teenagers join the tour?', '¿Pueden darme cita mañana?']) expect(askedObject(question), question).toEqual([]);
   });
 
   it('names nothing for other questions, and leaves frame words out', () => {

@@ -45,7 +45,7 @@ describe('builtin provider', () => {
   it('declines a question its knowledge does not cover', async () => {
     const { input } = await conversationWith(t, tenant, { knowledge: [HOURS, RETURNS] }, [['user', 'Do you sell helicopters?']]);
     const output = await builtin().engine.reply(input);
-    expect(output).toEqual({ content: "I'm sorry, I don't know the answer to that.", fallback: false, source: 'builtin', sources: [], outcome: 'unanswered' });
+    expect(output).toMatchObject({ content: "I'm sorry, I don't know the answer to that. You can also ask to talk to a person.", fallback: false, source: 'builtin', sources: [], outcome: 'unanswered' });
   });
 
   it('asks for contact details when it declines with lead capture on', async () => {
@@ -63,13 +63,13 @@ describe('builtin provider', () => {
     const { input } = await conversationWith(t, tenant, { knowledge: [HOURS, RETURNS] }, [['user', 'Hi!']]);
     expect((await builtin().engine.reply(input)).content).toBe('Hello! What would you like to know?');
     const smallTalk = await conversationWith(t, tenant, { knowledge: [HOURS, RETURNS] }, [['user', 'What do you do?']]);
-    expect((await builtin().engine.reply(smallTalk.input)).content).toBe("I'm sorry, I don't know the answer to that.");
+    expect((await builtin().engine.reply(smallTalk.input)).content).toBe("I'm sorry, I don't know the answer to that. You can also ask to talk to a person.");
   });
 
   it('does not use another agent’s knowledge', async () => {
     await conversationWith(t, tenant, { knowledge: [HOURS] }, []);
     const { input } = await conversationWith(t, tenant, { knowledge: [RETURNS] }, [['user', 'What are your opening hours?']]);
-    expect((await builtin().engine.reply(input)).content).toBe("I'm sorry, I don't know the answer to that.");
+    expect((await builtin().engine.reply(input)).content).toBe("I'm sorry, I don't know the answer to that. You can also ask to talk to a person.");
   });
 
   it('keeps the answer when the stream listener fails (a visitor closed the page)', async () => {
@@ -82,6 +82,28 @@ describe('builtin provider', () => {
     });
     expect(output).toMatchObject({ fallback: false, source: 'builtin' });
     expect(output.content).toContain(HOURS.content);
+  });
+
+  it('offers the pages that may help when no sentence is sure enough, then a person, or contact details with lead capture on', async () => {
+    const loop = { title: 'Coastal Loop', content: 'The Coastal Loop leaves at 10:00 from the harbour and takes two hours.' };
+    const question = 'Would the Coastal Loop suit my elderly grandmother with weak knees?';
+    const { input } = await conversationWith(t, tenant, { knowledge: [loop, HOURS] }, [['user', question]]);
+    const output = await builtin().engine.reply(input);
+    expect(output.outcome).toBe('best_matches');
+    expect(output.content).toBe(`I'm not sure, but these may help:\n\n- **Coastal Loop**: ${loop.content}\n\nYou can also ask to talk to a person.`);
+    expect(output.sources).toEqual([expect.objectContaining({ title: 'Coastal Loop', url: null })]);
+    expect(output.confidence).toBeGreaterThan(0);
+    const withLeads = await conversationWith(t, tenant, { knowledge: [loop, HOURS], lead_capture: LEADS_ON }, [['user', question]]);
+    expect((await builtin().engine.reply(withLeads.input)).content).toMatch(/\n\nIf you leave your name and email address, someone from our team will get back to you\.$/);
+  });
+
+  it('answers though a word of the question is one the knowledge never uses, or is misspelt once', async () => {
+    const office = { title: 'Office', content: 'The office is open from 9am to 5pm on weekdays.' };
+    for (const question of ['Wen is the office open?', 'When is the ofice open?', 'Is the office open for visitors on weekdays?']) {
+      const { input } = await conversationWith(t, tenant, { knowledge: [office, RETURNS] }, [['user', question]]);
+      const output = await builtin().engine.reply(input);
+      expect(output, question).toMatchObject({ outcome: 'answered', content: office.content });
+    }
   });
 
   it('splits an answer into pieces that join back to it', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KnowledgeHit } from '../../src/modules/knowledge/chunks.js';
 import { askedKinds, holdsKind } from '../../src/modules/knowledge/question-frame.js';
-import { composeAnswer, joinParts, MIN_CONFIDENCE, MIN_CONFIDENCE_FOR_ASKED_KIND, sentencesOf } from '../../src/modules/replies/compose.js';
+import { composeAnswer, joinParts, ANSWER_CONFIDENCE, ANSWER_CONFIDENCE_WITH_EVIDENCE, sentencesOf } from '../../src/modules/replies/compose.js';
 import { intentOf } from '../../src/modules/replies/intents.js';
 import { handoffAnswer } from '../../src/modules/replies/answers.js';
 
@@ -14,6 +14,10 @@ describe('turns of a conversation', () => {
     expect(intentOf('Hi, who are you?')).toEqual({ intent: 'identity', language: 'en' });
     expect(intentOf('thank you so much')).toEqual({ intent: 'thanks', language: 'en' });
     expect(intentOf('Can I speak to a human?')).toEqual({ intent: 'handoff', language: 'en' });
+    expect(intentOf("I'd like to speak to a receptionist, please.")).toEqual({ intent: 'handoff', language: 'en' });
+    expect(intentOf("Thanks, you've been very helpful!")).toEqual({ intent: 'thanks', language: 'en' });
+    expect(intentOf('Perfect, see you on Saturday then!')).toEqual({ intent: 'goodbye', language: 'en' });
+    expect(intentOf('Thanks, I need to rent a bike for Saturday and Sunday morning')).toBeNull();
     expect(intentOf('¿Puedo hablar con una persona?')).toEqual({ intent: 'handoff', language: 'es' });
     expect(intentOf('Je voudrais parler à un conseiller')).toEqual({ intent: 'handoff', language: 'fr' });
     expect(intentOf('Kann ich mit einem Menschen sprechen?')).toEqual({ intent: 'handoff', language: 'de' });
@@ -70,16 +74,16 @@ describe('composed answers', () => {
   });
 
   it('declines when the best chunk holds too little of the question', () => {
-    expect(composeAnswer('Do you rent kayaks?', [hit({ content: 'We rent bikes by the day.', confidence: MIN_CONFIDENCE - 0.01, matched: [{ term: 'rent', word: 'rent', idf: 1 }] })])).toBeNull();
+    expect(composeAnswer('Do you rent kayaks?', [hit({ content: 'We rent bikes by the day.', confidence: ANSWER_CONFIDENCE - 0.01, matched: [{ term: 'rent', word: 'rent', idf: 1 }] })])).toBeNull();
     expect(composeAnswer('Anything?', [])).toBeNull();
   });
 
   it('answers on less of the question with a sentence holding the kind of fact asked for, and on no less without one', () => {
     const content = 'The Coastal Loop is our classic morning ride.\n- Price: £49 per person.';
-    const loop = hit({ content, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND + 0.01, matched: [{ term: 'loop', word: 'loop', idf: 2 }] });
+    const loop = hit({ content, confidence: ANSWER_CONFIDENCE_WITH_EVIDENCE + 0.01, matched: [{ term: 'loop', word: 'loop', idf: 2 }] });
     expect(composeAnswer('How much does the loop cost me?', [loop])?.content).toBe('Price: £49 per person.');
     expect(composeAnswer('Is the loop hilly?', [loop])).toBeNull();
-    expect(composeAnswer('How much does the loop cost me?', [{ ...loop, confidence: MIN_CONFIDENCE_FOR_ASKED_KIND - 0.01 }])).toBeNull();
+    expect(composeAnswer('How much does the loop cost me?', [{ ...loop, confidence: ANSWER_CONFIDENCE_WITH_EVIDENCE - 0.01 }])).toBeNull();
   });
 
   it('answers a row of a table under its header, as a table', () => {
@@ -110,6 +114,7 @@ describe('composed answers', () => {
     expect(joinParts(['Opening hours:', '- Monday: closed', '- Sunday: 10:00 to 16:00'])).toBe('Opening hours:\n- Monday: closed\n- Sunday: 10:00 to 16:00');
     expect(joinParts(['We open at nine.', 'We close at six.'])).toBe('We open at nine. We close at six.');
     expect(joinParts(['Prices:', '| A | B |\n| --- | --- |\n| 1 | 2 |'])).toBe('Prices:\n\n| A | B |\n| --- | --- |\n| 1 | 2 |');
+    expect(joinParts(['| A | B |\n| --- | --- |\n| 1 | 2 |', '| A | B |\n| --- | --- |\n| 3 | 4 |'])).toBe('| A | B |\n| --- | --- |\n| 1 | 2 |\n| 3 | 4 |');
   });
 });
 
@@ -124,7 +129,7 @@ describe('composed answers: what the question names, and where a sentence stands
   });
 
   it('answers a question about an offer from a chunk naming it on less of the question\'s other words', () => {
-    const trailers = hit({ content: 'We rent Chariot trailers for two children (£15 a day).', confidence: MIN_CONFIDENCE_FOR_ASKED_KIND + 0.01, matched: [term('trailers', 'trailer'), term('children')] });
+    const trailers = hit({ content: 'We rent Chariot trailers for two children (£15 a day).', confidence: ANSWER_CONFIDENCE_WITH_EVIDENCE + 0.01, matched: [term('trailers', 'trailer'), term('children')] });
     expect(composeAnswer('Do you have trailers to pull small children behind a bike?', [trailers])?.content).toBe('We rent Chariot trailers for two children (£15 a day).');
     // The same chunk, for a question that names nothing it offers, holds too little of it.
     expect(composeAnswer('Are trailers safe for small children behind a bike?', [trailers])).toBeNull();

@@ -86,12 +86,33 @@ describe('OpenAI-compatible provider', () => {
     expect(titles).toEqual(expected);
     expect(output.outcome).toBe('answered');
 
-    // An answer that cites no excerpt is not an answer from knowledge: the question counts as unanswered.
+    // An answer that cites no excerpt is not an answer from knowledge: with relevant excerpts in the prompt, their
+    // documents are offered as pages that may help (best_matches, at most three); the question counts as unanswered.
     server.behave({ kind: 'answer', chunks: ['We are open on weekdays.'] });
     const uncited = await openai().engine.reply(input);
-    expect(uncited).toMatchObject({ sources: [], outcome: 'unanswered' });
+    expect(uncited.outcome).toBe('best_matches');
+    expect(uncited.sources.length).toBeGreaterThan(0);
+    expect([HOURS.title, RETURNS.title, SHIPPING.title]).toEqual(expect.arrayContaining(uncited.sources.map((source) => source.title)));
+    expect(uncited.confidence).toBeGreaterThan(0.25);
+  });
+
+  it('states the retrieval confidence and asks for answers from the excerpts only; nothing relevant and nothing cited is unanswered', async () => {
     server.behave({ kind: 'answer', chunks: ['I do not know, sorry.'] });
-    expect(await openai().engine.reply(input)).toMatchObject({ sources: [], outcome: 'unanswered' });
+    const { input } = await conversationWith(t, tenant, { knowledge: [HOURS, RETURNS] }, [['user', 'Do you sell helicopters?']]);
+    const output = await openai().engine.reply(input);
+    expect(output).toMatchObject({ sources: [], outcome: 'unanswered' });
+    const system = (server.requests[0]!.body.messages as Array<{ content: string }>)[0]!.content;
+    expect(system).toContain('only from the numbered knowledge excerpts below');
+    expect(system).toContain('say plainly that you do not know');
+
+    server.requests.length = 0;
+    const relevant = await conversationWith(t, tenant, { knowledge: [HOURS, RETURNS] }, [['user', 'Are you open Monday to Friday?']]);
+    server.behave({ kind: 'answer', chunks: ['Monday to Friday, 9am to 5pm [1].'] });
+    const answered = await openai().engine.reply(relevant.input);
+    expect(answered.outcome).toBe('answered');
+    const stated = (server.requests[0]!.body.messages as Array<{ content: string }>)[0]!.content;
+    expect(stated).toMatch(/Retrieval confidence: (0\.\d\d|1\.00) on a scale from 0 to 1 .*high/);
+    expect(Number(/Retrieval confidence: ([\d.]+)/.exec(stated)![1])).toBeCloseTo(answered.confidence!, 2);
   });
 
   it('tells small talk and a request for a person from the visitor\'s words, as the builtin provider does', async () => {
@@ -142,6 +163,7 @@ describe('OpenAI-compatible provider', () => {
       fallback: true,
       sources: [],
       outcome: 'failed',
+      confidence: null,
       source: 'openai:service-default',
       failure: 'error',
     });

@@ -23,7 +23,7 @@ function gatedEngine() {
       await gate;
       input.onDelta?.('Gated ');
       input.onDelta?.('answer.');
-      return { content: 'Gated answer.', fallback: false, source: 'test', sources: [], outcome: 'answered' };
+      return { content: 'Gated answer.', fallback: false, source: 'test', sources: [], outcome: 'answered', confidence: 1 };
     },
   };
   return {
@@ -148,7 +148,7 @@ describe('reply jobs with a failing engine', () => {
         failures--;
         throw new Error('engine exploded');
       }
-      return { content: 'Recovered answer.', fallback: false, source: 'test', sources: [], outcome: 'answered' };
+      return { content: 'Recovered answer.', fallback: false, source: 'test', sources: [], outcome: 'answered', confidence: 1 };
     },
   };
 

@@ -25,6 +25,7 @@ import * as m0024 from './0024_idempotency_records_without_secrets.js';
 import * as m0025 from './0025_event_conversations.js';
 import * as m0026 from './0026_mail_budget.js';
 import * as m0027 from './0027_document_error_codes.js';
+import * as m0030 from './0030_languages.js';
 
 /** Every migration, in order. Names sort lexically; never rename or edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0025_event_conversations': m0025,
   '0026_mail_budget': m0026,
   '0027_document_error_codes': m0027,
+  '0030_languages': m0030,
 };

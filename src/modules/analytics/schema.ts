@@ -22,7 +22,7 @@ export type AnalyticsFilters = Static<typeof AnalyticsQuery>;
 /** How the agent's answers went in a period or on a day (counted as each answer, rating and handoff is written). */
 const AnswerFigures = {
   answered: Type.Integer({ minimum: 0, description: 'Agent answers given from knowledge.' }),
-  unanswered: Type.Integer({ minimum: 0, description: 'Questions the agent could not answer from knowledge (see GET /analytics/unanswered).' }),
+  unanswered: Type.Integer({ minimum: 0, description: 'Questions the agent could not answer from knowledge: declined (`outcome: unanswered`) or answered with pages that may help (`best_matches`); see GET /analytics/unanswered.' }),
   answer_rate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], { description: 'answered / (answered + unanswered); null when both are 0.' }),
   feedback_up: Type.Integer({ minimum: 0, description: 'Answers rated up by visitors (the latest rating of each answer counts; by the day of the answer).' }),
   feedback_down: Type.Integer({ minimum: 0, description: 'Answers rated down by visitors.' }),

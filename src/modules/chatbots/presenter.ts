@@ -22,6 +22,7 @@ export function presentChatbot(row: ChatbotRow): ChatbotView {
     allowed_origins: parseJson(row.allowed_origins, []),
     suggested_questions: parseJson(row.suggested_questions, []),
     language: row.language as ChatbotView['language'],
+    translations: parseJson(row.translations, {}),
     appearance: presentAppearance(row.appearance),
     metadata: parseJson(row.metadata, {}),
     created_at: row.created_at,

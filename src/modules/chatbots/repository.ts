@@ -29,6 +29,7 @@ export const CHATBOT_COLUMNS = [
   'suggested_questions',
   'language',
   'appearance',
+  'translations',
 ] as const;
 const COLUMNS = CHATBOT_COLUMNS;
 

@@ -19,6 +19,30 @@ export const AgentLanguage = Type.Enum(AGENT_LANGUAGES, {
   description: 'Language of the chat widget\'s own words: `auto` (default) follows the visitor\'s browser; else en, es, fr, de or pt.',
 });
 
+/** The languages an agent's own words can be given in (the widget's languages). */
+export const TRANSLATION_LANGUAGES = ['en', 'es', 'fr', 'de', 'pt'] as const;
+
+const Translation = Type.Object(
+  {
+    welcome_message: Type.Optional(Nullable(Type.String({ maxLength: 1000, description: 'The welcome message in this language; absent or null: the agent\'s `welcome_message`.' }))),
+    suggested_questions: Type.Optional(SuggestedQuestions),
+  },
+  { additionalProperties: false },
+);
+
+/** The welcome message and suggested questions per visitor language. */
+export const Translations = Type.Partial(
+  Type.Object(Object.fromEntries(TRANSLATION_LANGUAGES.map((language) => [language, Translation])) as Record<(typeof TRANSLATION_LANGUAGES)[number], typeof Translation>),
+  {
+    additionalProperties: false,
+    title: 'ChatbotTranslations',
+    description:
+      'The welcome message and suggested questions per language (en, es, fr, de, pt), e.g. `{"es": {"welcome_message": "¡Hola!", "suggested_questions": ["¿Dónde estáis?"]}}`. ' +
+      'The widget shows those of the visitor\'s browser language, else the agent\'s `welcome_message` and `suggested_questions`. A PATCH replaces the whole object.',
+  },
+);
+export type TranslationsView = Static<typeof Translations>;
+
 /** Contact fields an agent can ask a visitor for. */
 export const LEAD_FIELDS = ['name', 'email', 'phone', 'company'] as const;
 
@@ -115,6 +139,7 @@ export const Chatbot = Type.Object(
     allowed_origins: Type.Array(Type.String(), { description: 'Origins where the chat widget may run.' }),
     suggested_questions: SuggestedQuestions,
     language: AgentLanguage,
+    translations: Translations,
     appearance: Appearance,
     metadata: Type.Record(Type.String(), Type.String()),
     created_at: Timestamp,
@@ -136,6 +161,7 @@ const editable = {
   allowed_origins: Type.Array(Origin, { maxItems: 50 }),
   suggested_questions: SuggestedQuestions,
   language: AgentLanguage,
+  translations: Translations,
   appearance: AppearanceInput,
   metadata: Metadata,
 };
@@ -154,6 +180,7 @@ export const CreateChatbotBody = Type.Object(
     allowed_origins: Type.Optional(editable.allowed_origins),
     suggested_questions: Type.Optional(editable.suggested_questions),
     language: Type.Optional(editable.language),
+    translations: Type.Optional(editable.translations),
     appearance: Type.Optional(editable.appearance),
     metadata: Type.Optional(editable.metadata),
   },
@@ -176,6 +203,7 @@ export const UpdateChatbotBody = Type.Object(
     allowed_origins: Type.Optional(editable.allowed_origins),
     suggested_questions: Type.Optional(editable.suggested_questions),
     language: Type.Optional(editable.language),
+    translations: Type.Optional(editable.translations),
     appearance: Type.Optional(editable.appearance),
     metadata: Type.Optional(editable.metadata),
   },

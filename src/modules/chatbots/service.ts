@@ -18,6 +18,7 @@ import { assertTransition } from './transitions.js';
 import { diffChanges, type AuditWriter } from '../audit/writer.js';
 import type { EventWriter } from '../events/writer.js';
 import { replaceKnowledgeSources, type HandWrittenOptions } from '../sources/hand-written.js';
+import { sourceRepository } from '../sources/repository.js';
 
 /** An agent together with its current ETag. */
 export interface VersionedChatbot {
@@ -25,9 +26,9 @@ export interface VersionedChatbot {
   etag: string;
 }
 
-const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'metadata'] as const;
+const JSON_FIELDS = ['knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'translations', 'metadata'] as const;
 /** The fields whose changes the audit log records. */
-const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'appearance', 'metadata', 'published_at'] as const;
+const AUDITED = ['name', 'description', 'status', 'instructions', 'welcome_message', 'model', 'temperature', 'knowledge', 'lead_capture', 'allowed_origins', 'suggested_questions', 'language', 'translations', 'appearance', 'metadata', 'published_at'] as const;
 const PLAIN_FIELDS = ['name', 'description', 'instructions', 'welcome_message', 'model', 'temperature', 'language'] as const;
 
 function versioned(row: ChatbotRow): VersionedChatbot {
@@ -70,6 +71,7 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
         published_at: null,
         suggested_questions: JSON.stringify(input.suggested_questions ?? []),
         language: input.language ?? 'auto',
+        translations: JSON.stringify(input.translations ?? {}),
         appearance: JSON.stringify(mergeAppearance(DEFAULT_APPEARANCE, input.appearance ?? {})),
       };
       const result = versioned(row);
@@ -131,10 +133,12 @@ export function createChatbotService(db: Kysely<Database>, clock: Clock, audit: 
           if (JSON.stringify(after) !== JSON.stringify(before)) next.appearance = JSON.stringify(after);
         }
         const to = input.status ?? from;
+        // Publishing needs something to answer with: instructions, `knowledge` entries, or a ready knowledge source.
+        const readySources = to === 'active' && from !== 'active' ? await sourceRepository.countReady(trx, ctx.actor.workspaceId, id) : 0;
         assertTransition(from, to, {
           name: next.name,
           instructions: next.instructions,
-          knowledgeCount: (input.knowledge ?? presentChatbot(current).knowledge).length,
+          knowledgeCount: (input.knowledge ?? presentChatbot(current).knowledge).length + readySources,
         });
         next.status = to;
         const now = clock.now();

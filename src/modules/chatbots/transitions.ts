@@ -13,6 +13,7 @@ const ALLOWED: Record<ChatbotStatus, readonly ChatbotStatus[]> = {
 interface Publishable {
   name: string;
   instructions: string;
+  /** `knowledge` entries and ready knowledge sources (websites, files, text, Q&A). */
   knowledgeCount: number;
 }
 
@@ -37,7 +38,7 @@ export function assertTransition(from: ChatbotStatus, to: ChatbotStatus, agent: 
   const open = allowed.length > 0 ? `from "${from}" it can move to: ${allowed.join(', ')}.` : `"${from}" is final.`;
   const reason =
     ALLOWED[from].includes(to) && to === 'active'
-      ? 'An AI Agent needs a name and instructions or knowledge before it can be published'
+      ? 'An AI Agent needs a name and instructions, knowledge entries or a ready knowledge source before it can be published'
       : 'The AI Agent cannot make this status change';
   throw new AppError('invalid_status_transition', `${reason}; ${open}`, { from, to, allowed_transitions: allowed });
 }

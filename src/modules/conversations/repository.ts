@@ -27,6 +27,7 @@ const COLUMNS = [
   'updated_at',
   'handoff_requested_at',
   'origin',
+  'locale',
 ] as const;
 
 /** What an inbox row adds to a conversation: the lead's contact details and the newest message. */

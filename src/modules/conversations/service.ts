@@ -27,6 +27,8 @@ export interface StartConversationInput {
   visitorId?: string;
   /** The website the widget ran on (normalized origin), when it was not the service's own hosted page. */
   origin?: string | null;
+  /** The visitor's browser language tag, as the widget sent it. */
+  locale?: string | null;
 }
 
 /** How many conversations the export reads (with their messages) per query. */
@@ -191,6 +193,7 @@ export function createConversationService(db: Kysely<Database>, clock: Clock, au
           updated_at: at,
           handoff_requested_at: null,
           origin: input.origin ?? null,
+          locale: input.locale ?? null,
         };
         await conversationRepository.insert(trx, row);
         await statsRepository.bump(trx, row.workspace_id, dayOf(at), bot.id, { conversations_open: 1 });

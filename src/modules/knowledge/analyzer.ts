@@ -75,15 +75,19 @@ export function detectLanguage(text: string): Language {
   // The opening of a long text tells its language as well as the whole, at a fraction of the cost.
   const prose = text.slice(0, DETECTION_SAMPLE * 4).replace(NOT_PROSE, ' ').replace(/\s+/g, ' ').slice(0, DETECTION_SAMPLE);
   const best = detectAll(prose)[0]?.lang;
+  // Clear evidence of stopwords wins over the detector's guess: it reads letter sequences, and "The TEU sets out
+  // the values and aims of the Union" looks Portuguese to it.
+  const byWords = byStopwords(prose);
+  if (byWords) return byWords;
   if ((STEMMED_LANGUAGES as readonly string[]).includes(best ?? '')) return best as Stemmed;
-  return byStopwords(prose) ?? 'other';
+  return 'other';
 }
 
 /**
  * The one of the five languages whose stopwords make up a good share of a text's words, if any. The detector
  * reads letter sequences, and a short text full of names ("12 Quay Street, Port Elwen…") can look Romanian or
- * Vietnamese to it; a text a fifth of whose words are "the", "of", "you"… (and few of another language's) is
- * English all the same.
+ * Vietnamese to it, an English one with a rare acronym Portuguese; a text a fifth of whose words are "the",
+ * "of", "you"… (and three times fewer of any other language's) is English all the same.
  */
 function byStopwords(text: string): Stemmed | null {
   const words = wordsOf(text);
@@ -158,23 +162,39 @@ function namesOf(text: string, language: Language): Set<string> {
 }
 
 /**
- * The searchable words of a visitor's question. A short question's language is uncertain, so each word is
- * stemmed in all five languages (a stem that no chunk holds simply matches nothing; one that is a stopword is
- * left out); stopwords are those of the detected language and English, or of all five when the language is
- * unknown.
+ * The language whose stopwords a question is cut by: of the languages it may be in (`expected`: the agent's, the
+ * visitor's, its knowledge's; any of the five when none is known), the one most of its words are stopwords of
+ * (the detected language, then English, breaking ties). Detection guesses on a short question ("What does the
+ * TEU say?" reads as Portuguese, whose stopwords hold "teu"); its stopwords do not ("what", "does", "the").
  */
-export function queryWords(question: string): QueryWord[] {
+export function questionLanguage(question: string, expected: readonly Stemmed[] = []): Stemmed {
+  const candidates = expected.length > 0 ? expected : STEMMED_LANGUAGES;
   const detected = detectLanguage(question);
-  const stopLanguages: readonly Stemmed[] = detected === 'other' ? STEMMED_LANGUAGES : detected === 'en' ? ['en'] : [detected, 'en'];
-  const names = namesOf(question, detected);
+  const words = wordsOf(question);
+  const stopwordsOf = (language: Stemmed) => words.filter((word) => isStopword(word, [language]) || isStopword(fold(word), [language])).length;
+  const preference = (language: Stemmed) => stopwordsOf(language) * 4 + (language === detected ? 2 : 0) + (language === 'en' ? 1 : 0);
+  return [...candidates].sort((a, b) => preference(b) - preference(a))[0]!;
+}
+
+/**
+ * The searchable words of a visitor's question. Its stopwords are those of its language (questionLanguage, among
+ * the `expected` ones) and of English when the conversation may be in English (visitors mix in English words);
+ * a short question's language is uncertain, so each word is stemmed in all five languages (a stem that no chunk
+ * holds simply matches nothing; one that is a stopword is left out).
+ */
+export function queryWords(question: string, expected: readonly Stemmed[] = []): QueryWord[] {
+  const language = questionLanguage(question, expected);
+  const english = expected.length === 0 || expected.includes('en');
+  const stopLanguages: readonly Stemmed[] = language === 'en' || !english ? [language] : [language, 'en'];
+  const names = namesOf(question, language);
   const result = new Map<string, QueryWord>();
   for (const word of wordsOf(question)) {
     const folded = fold(word);
     if (!meaningful(word) || isStopword(word, stopLanguages) || isStopword(folded, stopLanguages) || result.has(folded)) continue;
     const terms = new Set([folded]);
     // A stem that is a stopword of one of the languages ("paris" as Portuguese: "par") would match that word's kin, not it.
-    if (!/\p{N}/u.test(word)) for (const language of STEMMED_LANGUAGES) {
-      const term = termOf(word, language);
+    if (!/\p{N}/u.test(word)) for (const stemming of STEMMED_LANGUAGES) {
+      const term = termOf(word, stemming);
       if (!isStopword(term, STEMMED_LANGUAGES)) terms.add(term);
     }
     result.set(folded, { word: folded, raw: word, terms: [...terms], name: names.has(folded) });

@@ -1,9 +1,9 @@
 import { termsFullTextHits, type WeightedTerm } from '../../db/dialect.js';
 import type { Db } from '../../db/schema.js';
-import { detectLanguage, indexTerms, queryWords, termOf, vocabularyOf, type Language, type QueryWord } from './analyzer.js';
+import { detectLanguage, indexTerms, queryWords, STEMMED_LANGUAGES, termOf, vocabularyOf, type Language, type QueryWord, type Stemmed } from './analyzer.js';
 import { frameOf } from './question-frame.js';
 import { knowledgeVectors } from './vectors.js';
-import { CHUNK_COUNT_KEY, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
+import { CHUNK_COUNT_KEY, languageKey, languageTerm, vocabulary, wordKey, type WordCounts } from './vocabulary.js';
 
 /** A chunk of a source's document, as ingestion hands it over. */
 export interface ChunkInput {
@@ -31,9 +31,10 @@ export interface KnowledgeHit {
   /** The chunk's detected language (en, es, fr, de, pt or other). */
   language: string;
   /**
-   * How much of the question the chunk holds, in (0, 1]: the share of the question's words (weighted by
-   * how rare they are; a word the agent's knowledge never uses weighs most) found in it. 0 when unknown
-   * (a chunk found by its vector alone).
+   * How much of the question the chunk holds, in [0, 1], whatever the other hits: the share of the question's
+   * words (weighted by how rare they are; a word the agent's knowledge never uses weighs as its rarest known
+   * one; a typo's correction counts CORRECTION_WEIGHT) found in it. 0 when unknown (a chunk found by its
+   * vector alone).
    */
   confidence: number;
   /**
@@ -156,25 +157,33 @@ function pairBonuses(candidates: readonly { title_terms: string; terms: string }
 /** Each question word's weight and the terms that stand for it: the word, its stems, the corrections of a typo. */
 type WordWeight = { word: string; raw: string; terms: string[]; corrected: ReadonlySet<string>; idf: number };
 
-// A word matched only through a typo correction counts this much: "password" is not "passport".
-const CORRECTION_WEIGHT = 0.5;
+/**
+ * A word matched only through a typo correction counts this much of its weight: one typo ("Wen is the office
+ * open?", "rentl") barely lowers confidence, while a correction still counts less than the word as written
+ * ("password" is not quite "passport").
+ */
+export const CORRECTION_WEIGHT = 0.8;
 // A frame word ("cost", "combien") weighs at most this: it says what kind of answer is wanted, not what about.
 const FRAME_WEIGHT = 0.5;
 
 /**
- * The weight of each question word: the IDF of its rarest known term; a word the agent's knowledge never
- * uses (no term, no correction) weighs as a term of no chunk, the most (it is what the answer would be about:
- * "Do you rent kayaks?" is not answered by a page about renting bikes).
+ * The weight of each question word: the IDF of its rarest known term. A word the agent's knowledge never uses
+ * (no term, no correction) weighs as much as the question's rarest known word: it may be what the question is
+ * about ("Do you rent kayaks?" is not answered by a page about renting bikes), or a paraphrase of a word the
+ * knowledge writes otherwise ("hired" for "rental"); weighing it as a word of no chunk (the most there is)
+ * made every paraphrase and unknown spelling decline.
  */
-function questionWeights(words: readonly QueryWord[], isFrame: (word: string) => boolean, corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[], agentChunks: number): WordWeight[] {
+function questionWeights(words: readonly QueryWord[], isFrame: (word: string) => boolean, corrections: ReadonlyMap<string, ReadonlyMap<string, number>>, scoring: readonly WeightedTerm[]): WordWeight[] {
   const idfOf = new Map(scoring.map((term) => [term.term, term.idf]));
-  const unknown = Math.log(1 + (agentChunks + 0.5) / 0.5);
-  return words.map((word) => {
+  const known = words.map((word) => {
     const corrected = new Set(corrections.get(word.word)?.keys() ?? []);
     const terms = [...word.terms, ...corrected].filter((term) => idfOf.has(term));
-    const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : unknown;
-    return { word: word.word, raw: word.raw, terms, corrected, idf: isFrame(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
+    const idf = terms.length > 0 ? Math.max(...terms.map((term) => idfOf.get(term)!)) : null;
+    return { word: word.word, raw: word.raw, terms, corrected, idf: idf !== null && isFrame(word.word) ? Math.min(idf, FRAME_WEIGHT) : idf };
   });
+  const content = known.flatMap((word) => (word.idf === null || isFrame(word.word) ? [] : [word.idf]));
+  const rarest = content.length > 0 ? Math.max(...content) : FRAME_WEIGHT;
+  return known.map((word) => ({ ...word, idf: word.idf ?? (isFrame(word.word) ? FRAME_WEIGHT : rarest) }));
 }
 
 /**
@@ -201,9 +210,10 @@ function coverage(weights: readonly WordWeight[], held: ReadonlySet<string>, lan
 /** The text of a chunk that names it (title and headings): weighted above its content. */
 const titleText = (title: string, headingPath: readonly string[]) => [title, ...headingPath].join('\n');
 
-/** Adds a chunk's distinct words (word + term) to `counts`, once per chunk, and the chunk to the agent's count. */
+/** Adds a chunk's distinct words (word + term) to `counts`, once per chunk, and the chunk to the agent's count and its language's. */
 function countWords(counts: WordCounts, title: string, headingPath: readonly string[], content: string, language: Language): void {
   counts.set(CHUNK_COUNT_KEY, (counts.get(CHUNK_COUNT_KEY) ?? 0) + 1);
+  counts.set(languageKey(language), (counts.get(languageKey(language)) ?? 0) + 1);
   for (const [word, term] of vocabularyOf(`${titleText(title, headingPath)}\n${content}`, language)) {
     const key = wordKey(word, term);
     counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -251,6 +261,22 @@ async function deleteWhere(trx: Db, workspaceId: string, scope: ChunkScope): Pro
     }
     deleted += rows.length;
   }
+}
+
+/** What a search knows of the conversation besides the question. */
+export interface SearchOptions {
+  /** Languages the question may be in besides its knowledge's: the agent's (when set) and the visitor's. */
+  languages?: readonly Stemmed[];
+}
+
+/**
+ * The languages a question to this agent may be in: the given ones (the agent's, the visitor's) and those of its
+ * knowledge; none (any of the five) for an agent whose chunks were counted before languages were.
+ */
+async function expectedLanguages(db: Db, workspaceId: string, chatbotId: string, given: readonly Stemmed[]): Promise<Stemmed[]> {
+  const counts = await vocabulary.known(db, workspaceId, chatbotId, STEMMED_LANGUAGES.map(languageTerm));
+  const knowledge = STEMMED_LANGUAGES.filter((language) => (counts.get(languageTerm(language)) ?? 0) > 0);
+  return knowledge.length === 0 ? [] : [...new Set([...given, ...knowledge])];
 }
 
 /** SQL of an agent's knowledge chunks; every query carries the workspace id and, for reads, the agent. */
@@ -310,9 +336,9 @@ export const knowledgeChunks = {
    * vocabulary (a typo); the rarest of those terms select the candidates (matchPlan). Only plain terms reach
    * the full-text query.
    */
-  async search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number): Promise<KnowledgeHit[]> {
+  async search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number, options: SearchOptions = {}): Promise<KnowledgeHit[]> {
     if (limit <= 0) return [];
-    const words = queryWords(question);
+    const words = queryWords(question, await expectedLanguages(db, workspaceId, chatbotId, options.languages ?? []));
     if (words.length === 0) return [];
     const known = await vocabulary.known(db, workspaceId, chatbotId, [...new Set(words.flatMap((word) => word.terms))]);
     // A name the knowledge never uses ("Paris") is not a typo of a word it does ("parts").
@@ -343,7 +369,7 @@ export const knowledgeChunks = {
       .slice(0, limit);
     // Relative to the best hit, so a score reads the same whatever the agent's size.
     const best = Math.max(...ranked.map((hit) => hit.score), Number.MIN_VALUE);
-    const weights = questionWeights(words, frameOf(question), corrections, plan.scoring, agentChunks);
+    const weights = questionWeights(words, frameOf(question), corrections, plan.scoring);
     return ranked.map(({ row, score }) => {
       const held = new Set(`${row.title_terms} ${row.terms}`.split(' '));
       return {

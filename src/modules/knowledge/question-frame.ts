@@ -158,16 +158,18 @@ function countsNear(text: string, counted: (word: string) => boolean): boolean {
  */
 const OFFER_QUESTIONS: { language: Stemmed; opening: RegExp; determiners: ReadonlySet<string>; links: ReadonlySet<string> }[] = [
   // Not "will you be (open tomorrow)": a state, not an offer.
-  { language: 'en', opening: /^(?:do|does|can|could|will|would|may) (?:you|i|we) (?!be )[\p{L}\p{N}]+ /u,
-    determiners: new Set(['a', 'an', 'the', 'any', 'some', 'my', 'our', 'your']), links: new Set() },
+  { language: 'en', opening: /^(?:do|does|can|could|will|would|may) (?:you|i|we) (?:(?:still|also|ever|now|currently|really|actually|already|even) )?(?!be )[\p{L}\p{N}]+ /u,
+    determiners: new Set(['a', 'an', 'the', 'any', 'some', 'my', 'our', 'your']), links: new Set(['in', 'near']) },
   { language: 'fr', opening: /^[\p{L}]+-vous /u,
     determiners: new Set(['des', 'les', 'un', 'une', 'du', 'de', 'la', 'le', 'l', 'd']), links: new Set(['de', 'd', 'en', 'a']) },
-  { language: 'es', opening: /^¿?\s*[\p{L}]+(?:áis|éis|ís) /u,
-    determiners: new Set(['un', 'una', 'unos', 'unas', 'el', 'la', 'los', 'las', 'algun', 'alguna', 'algunos', 'algunas']), links: new Set(['de', 'en']) },
   { language: 'pt', opening: /^(?:voc[eê]s?|vcs?) [\p{L}]+ /u,
     determiners: new Set(['um', 'uma', 'uns', 'umas', 'o', 'a', 'os', 'as', 'algum', 'alguma', 'alguns', 'algumas']), links: new Set(['de', 'em']) },
   { language: 'de', opening: /^[\p{L}]+ (?:sie|ihr|du) /u,
     determiners: new Set(['ein', 'eine', 'einen', 'einem', 'den', 'die', 'das', 'der', 'dem', 'auch']), links: new Set(['in', 'aus', 'mit']) },
+  // Vosotros ("¿alquiláis") and ustedes ("¿tienen", "¿alquilan": five letters or more, not "when", "can") forms, not
+  // the modal verbs, which name no offer; tried after German, whose verbs end in -en too.
+  { language: 'es', opening: /^¿?\s*(?!(?:pueden|deben|quieren|saben|podrían)\s)(?:[\p{L}]+(?:áis|éis|ís)|[\p{L}]{3,}(?:an|en)) /u,
+    determiners: new Set(['un', 'una', 'unos', 'unas', 'el', 'la', 'los', 'las', 'algun', 'alguna', 'algunos', 'algunas']), links: new Set(['de', 'en']) },
 ];
 
 /**

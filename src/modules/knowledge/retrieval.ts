@@ -1,11 +1,11 @@
 import type { Db } from '../../db/schema.js';
-import { knowledgeChunks, type KnowledgeHit } from './chunks.js';
+import { knowledgeChunks, type KnowledgeHit, type SearchOptions } from './chunks.js';
 import type { Embedder } from './embedder.js';
 import { knowledgeVectors, type VectorHit } from './vectors.js';
 
 /** What the agent retrieves for a question: its sources' best chunks, best first. */
 export interface KnowledgeSearch {
-  search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number): Promise<KnowledgeHit[]>;
+  search(db: Db, workspaceId: string, chatbotId: string, question: string, limit: number, options?: SearchOptions): Promise<KnowledgeHit[]>;
   /** True when chunks are embedded (EMBEDDINGS_PROVIDER is set): ingestion then embeds what it stores. */
   readonly embedder: Embedder | null;
 }
@@ -48,12 +48,12 @@ export function fuseRankings(rankings: readonly { ids: readonly number[]; weight
 export function createKnowledgeSearch(embedder: Embedder | null, log: RetrievalLog): KnowledgeSearch {
   return {
     embedder,
-    async search(db, workspaceId, chatbotId, question, limit) {
+    async search(db, workspaceId, chatbotId, question, limit, options = {}) {
       if (limit <= 0) return [];
-      if (!embedder) return knowledgeChunks.search(db, workspaceId, chatbotId, question, limit);
+      if (!embedder) return knowledgeChunks.search(db, workspaceId, chatbotId, question, limit, options);
       const candidates = Math.max(limit, FUSED_CANDIDATES);
       const [fullText, nearest] = await Promise.all([
-        knowledgeChunks.search(db, workspaceId, chatbotId, question, candidates),
+        knowledgeChunks.search(db, workspaceId, chatbotId, question, candidates, options),
         nearestChunks(db, embedder, log, workspaceId, chatbotId, question, candidates),
       ]);
       if (nearest.length === 0) return fullText.slice(0, limit);

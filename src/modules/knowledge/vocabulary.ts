@@ -68,6 +68,9 @@ export type WordCounts = Map<string, number>;
 export const wordKey = (word: string, term: string) => `${word}\u0000${term}`;
 /** The empty word's entry counts the agent's chunks (for the ranking's IDF): no text has an empty word. */
 export const CHUNK_COUNT_KEY = wordKey('', '');
+/** The empty word's `lang:xx` entries count the agent's chunks in each language (no index term holds a colon). */
+export const languageTerm = (language: string) => `lang:${language}`;
+export const languageKey = (language: string) => wordKey('', languageTerm(language));
 const splitKey = (key: string) => key.split('\u0000') as [string, string];
 
 /**

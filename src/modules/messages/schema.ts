@@ -4,6 +4,9 @@ import { IdOf, ListOf, Nullable, PageQuery, Timestamp } from '../../http/schemas
 export const MESSAGE_ROLES = ['user', 'assistant', 'operator'] as const;
 export const AUTHOR_TYPES = ['visitor', 'api_key', 'user', 'agent'] as const;
 export const FEEDBACK_RATINGS = ['up', 'down'] as const;
+/** What kind of turn an agent answer was (see `Message.outcome`). */
+export const MESSAGE_OUTCOMES = ['answered', 'best_matches', 'unanswered', 'conversational', 'handoff', 'failed'] as const;
+export type MessageOutcome = (typeof MESSAGE_OUTCOMES)[number];
 
 /** A knowledge document an answer used. */
 export const MessageSource = Type.Object(
@@ -42,6 +45,13 @@ export const Message = Type.Object(
     }),
     sources: Type.Array(MessageSource, { description: 'The knowledge documents an agent answer used, best first; empty otherwise (and for visitor and operator messages).' }),
     feedback: Type.Union([MessageFeedback, Type.Null()], { description: 'The visitor\'s rating of an agent answer; null when not rated.' }),
+    outcome: Nullable(Type.Enum(MESSAGE_OUTCOMES, {
+      description:
+        'What kind of turn an agent answer was: `answered` (stated from the knowledge, its document in `sources`); `best_matches` (not sure: ' +
+        'the answer lists up to three documents that may help, in `sources`, and offers a person); `unanswered` (the knowledge does not say: a ' +
+        'plain decline offering a person); `conversational` (greeting, thanks, goodbye, "who are you"); `handoff` (the visitor asked for a person); ' +
+        '`failed` (the provider failed: the polite fallback). Null for visitor and operator messages, and for answers stored before it was recorded.',
+    })),
     created_at: Timestamp,
   },
   { title: 'Message' },

@@ -21,7 +21,7 @@ import type { EventWriter } from '../events/writer.js';
 import { presentConversation } from '../conversations/presenter.js';
 import { dayOf, statsRepository, type Counter } from '../stats/repository.js';
 import { recordUnanswered } from '../analytics/unanswered.js';
-import type { MessageSource, ReplyOutcome } from '../replies/engine.js';
+import { leavesQuestionOpen, type MessageSource, type ReplyOutcome } from '../replies/engine.js';
 
 /**
  * The seam where the agent's answer to a `user` message is requested. It is called inside the message's
@@ -41,7 +41,7 @@ export interface AppendMessageInput {
   author: MessageView['author'];
   /**
    * An agent answer's documents and kind of turn, as the reply engine returned them, with the visitor text it
-   * answers: an `unanswered` turn records that question, a `handoff` marks the conversation as waiting for a person.
+   * answers: an `unanswered` or `best_matches` turn records that question, a `handoff` marks the conversation as waiting for a person.
    */
   answer?: { sources: MessageSource[]; outcome: ReplyOutcome; question: string | null };
 }
@@ -94,8 +94,10 @@ export function createMessageService(
         mode: updated.mode,
       });
       const counters: Partial<Record<Counter, number>> = { [`messages_${input.role}`]: 1 };
-      // The answer rate's two counters (docs/decisions/0004: counted with the write, never by scanning messages).
-      if (row.outcome === 'answered' || row.outcome === 'unanswered') counters[row.outcome] = 1;
+      // The answer rate's two counters (docs/decisions/0004: counted with the write, never by scanning messages);
+      // a best-matches answer did not answer from knowledge.
+      if (input.answer?.outcome === 'answered') counters.answered = 1;
+      else if (input.answer && leavesQuestionOpen(input.answer.outcome)) counters.unanswered = 1;
       if (dayOf(createdAt) === dayOf(conversation.created_at)) {
         await statsRepository.bump(trx, row.workspace_id, dayOf(createdAt), row.chatbot_id, { ...counters, conversation_messages: 1 });
       } else {
@@ -117,7 +119,7 @@ export function createMessageService(
       await events.emit(trx, row.workspace_id, 'message.created', message);
       // An operator's message takes over from the agent: the conversation's mode changed.
       if (updated.mode !== conversation.mode) await events.emit(trx, row.workspace_id, 'conversation.updated', presentConversation(updated));
-      if (input.answer?.outcome === 'unanswered' && input.answer.question !== null) await recordUnanswered(trx, row, input.answer.question);
+      if (input.answer && leavesQuestionOpen(input.answer.outcome) && input.answer.question !== null) await recordUnanswered(trx, row, input.answer.question);
       if (input.answer?.outcome === 'handoff') await conversations.markHandoff({ ...ctx, trx }, updated, createdAt);
       if (input.role === 'user' && updated.mode === 'agent') await replies.requestReply(trx, updated, row);
       return message;

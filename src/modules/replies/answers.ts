@@ -41,9 +41,9 @@ export function handoffAnswer(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_cap
   return leadCapture.enabled && !hasContact ? `${text} ${contactRequest(leadCapture, language)}` : text;
 }
 
-/** The polite answer given when the provider failed, timed out or said nothing. */
-export function fallbackAnswer(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_capture'>): string {
+/** The polite answer given when the provider failed, timed out or said nothing, in the language. */
+export function fallbackAnswer(chatbot: Pick<Selectable<ChatbotsTable>, 'lead_capture'>, language: Lang = 'en'): string {
   const leadCapture = leadCaptureOf(chatbot);
-  const apology = "I'm sorry, I can't answer right now. Please try again in a moment.";
-  return leadCapture.enabled ? `${apology} ${contactRequest(leadCapture)}` : apology;
+  const apology = phrase('fallback', language);
+  return leadCapture.enabled ? `${apology} ${contactRequest(leadCapture, language)}` : apology;
 }

@@ -1,9 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { detectLanguage } from '../knowledge/analyzer.js';
 import { contactRequest, handoffAnswer, leadCaptureOf } from './answers.js';
+import { bestMatches, bestMatchesList } from './best-matches.js';
 import { composeAnswer } from './compose.js';
 import type { KnowledgeLookup, ReplyInput } from './engine.js';
-import { intentOf, LANGS, type Lang } from './intents.js';
+import { intentOf, type Lang } from './intents.js';
+import { expectedLanguages, replyLanguage } from './language.js';
 import { phrase } from './phrases.js';
 import { GenerationAborted, type Generated, type ReplyProvider } from './provider.js';
 
@@ -12,35 +13,37 @@ const CHUNKS = 4;
 /** Chunks retrieved for an answer (composeAnswer weighs the first few). */
 const ANSWER_HITS = 5;
 
-/** The language of the agent's own words in a reply: the turn's, the question's, the knowledge's, the agent's, else English. */
-function replyLanguage(input: ReplyInput, question: string, hit: { language: string } | undefined): Lang {
-  const known = (language: string | undefined): language is Lang => (LANGS as readonly string[]).includes(language ?? '');
-  const detected = detectLanguage(question);
-  if (known(detected)) return detected;
-  if (known(hit?.language)) return hit.language;
-  const agent = (input.chatbot as { language?: string }).language;
-  return known(agent) ? agent : 'en';
+/** What closes a reply that did not answer: the agent's request for contact details when lead capture is on, else the offer of a person. */
+function offerOfHelp(input: ReplyInput, language: Lang): string {
+  const leadCapture = leadCaptureOf(input.chatbot);
+  return leadCapture.enabled ? contactRequest(leadCapture, language) : phrase('offer', language);
 }
 
 /**
  * The answer the built-in provider gives to the visitor's latest message: small talk and requests for a
- * person in the visitor's language; else the sentences of the knowledge that answer the question, with their
- * source; else a plain "I don't know" (offering to take contact details when lead capture is on).
+ * person in the visitor's language; else, by confidence, the sentences of the knowledge that answer the
+ * question with their source (`answered`), the pages that may help (`best_matches`), or a plain decline
+ * (`unanswered`); the last two offer a person, or ask for contact details when lead capture is on.
  */
 export async function builtinAnswer(knowledge: KnowledgeLookup, input: ReplyInput): Promise<Generated> {
   const question = input.transcript.findLast((message) => message.role === 'user')?.content ?? '';
-  const leadCapture = leadCaptureOf(input.chatbot);
   const turn = intentOf(question);
   if (turn?.intent === 'handoff') {
-    return { content: handoffAnswer(input.chatbot, input.contactKnown ?? false, turn.language), sources: [], outcome: 'handoff' };
+    return { content: handoffAnswer(input.chatbot, input.contactKnown ?? false, turn.language), sources: [], outcome: 'handoff', confidence: null };
   }
-  if (turn) return { content: phrase(turn.intent, turn.language, { name: input.chatbot.name }), sources: [], outcome: 'conversational' };
-  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, ANSWER_HITS);
+  if (turn) return { content: phrase(turn.intent, turn.language, { name: input.chatbot.name }), sources: [], outcome: 'conversational', confidence: null };
+  const hints = { agent: input.chatbot.language, locale: input.locale };
+  const hits = await knowledge(input.workspaceId, input.chatbot.id, question, ANSWER_HITS, { languages: expectedLanguages(hints) });
   const composed = composeAnswer(question, hits);
   if (composed) return { ...composed, outcome: 'answered' };
-  const language = replyLanguage(input, question, hits[0]);
-  const decline = phrase('decline', language);
-  return { content: leadCapture.enabled ? `${decline} ${contactRequest(leadCapture, language)}` : decline, sources: [], outcome: 'unanswered' };
+  const language = replyLanguage(question, { ...hints, knowledge: hits.map((hit) => hit.language) });
+  const confidence = Math.max(0, ...hits.map((hit) => hit.confidence));
+  const matches = bestMatches(question, hits);
+  if (matches.length > 0) {
+    const content = `${phrase('unsure', language)}\n\n${bestMatchesList(matches)}\n\n${offerOfHelp(input, language)}`;
+    return { content, sources: matches.map((match) => match.source), outcome: 'best_matches', confidence };
+  }
+  return { content: `${phrase('decline', language)} ${offerOfHelp(input, language)}`, sources: [], outcome: 'unanswered', confidence };
 }
 
 /** Splits text into about `count` pieces at spaces (the pieces join back to the text). */

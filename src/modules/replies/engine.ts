@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { ChatbotsTable, MessagesTable } from '../../db/schema.js';
-import type { KnowledgeHit } from '../knowledge/chunks.js';
+import type { KnowledgeHit, SearchOptions } from '../knowledge/chunks.js';
+import type { MessageOutcome } from '../messages/schema.js';
 
 /** What an agent's answer is produced from. */
 export interface ReplyInput {
@@ -11,6 +12,8 @@ export interface ReplyInput {
   transcript: Array<Selectable<MessagesTable>>;
   /** Whether the visitor's contact details are known (a lead, or an email on the conversation): a handoff asks for them otherwise. */
   contactKnown?: boolean;
+  /** The visitor's browser language tag (the conversation's locale), when the widget sent one. */
+  locale?: string | null;
   /** Called with each piece of text as it is generated (for server-sent events). */
   onDelta?: (text: string) => void;
   /** Aborts generation (the visitor went away, the server is shutting down). */
@@ -31,12 +34,18 @@ export interface MessageSource {
 }
 
 /**
- * What kind of turn the answer was: `answered` from knowledge; `unanswered` (the knowledge does not say:
+ * What kind of turn the answer was: `answered` from knowledge; `best_matches` (not sure: the documents that
+ * may help are listed, and the question is recorded for the owner); `unanswered` (the knowledge does not say:
  * the question is recorded for the owner); `conversational` (greeting, thanks, goodbye, "who are you");
  * `handoff` (the visitor asked for a person: the conversation is marked as waiting for one); `failed` (the
  * provider failed: the fallback).
  */
-export type ReplyOutcome = 'answered' | 'unanswered' | 'conversational' | 'handoff' | 'failed';
+export type ReplyOutcome = MessageOutcome;
+
+/** Whether an outcome leaves the question unanswered from knowledge: counted as such and listed for the owner. */
+export function leavesQuestionOpen(outcome: ReplyOutcome): boolean {
+  return outcome === 'unanswered' || outcome === 'best_matches';
+}
 
 /** The answer: its full text, and whether it is the polite fallback given when the provider failed. */
 export interface ReplyOutput {
@@ -45,6 +54,12 @@ export interface ReplyOutput {
   /** The documents the answer used, best first; empty when it used no knowledge. */
   sources: MessageSource[];
   outcome: ReplyOutcome;
+  /**
+   * How sure the answer is of its knowledge, in [0, 1]: for the builtin provider, the confidence of the sentence
+   * it states (or of the best passage when it did not answer); for a model, that of the best passage it was
+   * given. Null for small talk, handoffs and the fallback. Not stored: for logs and the evaluation.
+   */
+  confidence: number | null;
   /** Which provider and model produced it (for logs), e.g. `builtin`, `openai:gpt-4o-mini`. */
   source: string;
   /** Why the fallback was given: the provider failed or answered nothing, timed out, or `signal` aborted. */
@@ -60,4 +75,4 @@ export interface ReplyEngine {
 }
 
 /** What the agent retrieves from its sources for a question, best first (src/modules/knowledge/retrieval.ts). */
-export type KnowledgeLookup = (workspaceId: string, chatbotId: string, question: string, limit: number) => Promise<KnowledgeHit[]>;
+export type KnowledgeLookup = (workspaceId: string, chatbotId: string, question: string, limit: number, options?: SearchOptions) => Promise<KnowledgeHit[]>;

@@ -5,6 +5,7 @@ import { anthropicProvider } from './anthropic.js';
 import { builtinProvider } from './builtin.js';
 import type { KnowledgeLookup, ReplyEngine, ReplyInput, ReplyOutput } from './engine.js';
 import { createKnowledgeSearch, type KnowledgeSearch } from '../knowledge/retrieval.js';
+import { replyLanguage } from './language.js';
 import { openAiProvider } from './openai.js';
 import type { ReplyProvider } from './provider.js';
 
@@ -52,7 +53,7 @@ function describeError(error: unknown, secrets: readonly string[]): string {
  * on any failure it logs the cause (never a key) and answers with the polite fallback.
  */
 export function createReplyEngine({ db, llm: configured, logger, knowledge = createKnowledgeSearch(null, logger), effectiveLlm = async () => configured }: ReplyEngineDeps): ReplyEngine {
-  const lookup: KnowledgeLookup = (workspaceId, chatbotId, question, limit) => knowledge.search(db, workspaceId, chatbotId, question, limit);
+  const lookup: KnowledgeLookup = (workspaceId, chatbotId, question, limit, options) => knowledge.search(db, workspaceId, chatbotId, question, limit, options);
   const build = (llm: LlmConfig) => ({ llm, provider: providerFor(lookup, llm), secrets: [llm.openai.apiKey, llm.anthropic.apiKey].filter((key): key is string => Boolean(key)) });
   let built = build(configured);
   // The provider is rebuilt only when the configuration in effect changes (settings saved in the dashboard).
@@ -97,7 +98,8 @@ export function createReplyEngine({ db, llm: configured, logger, knowledge = cre
         if (failure === 'aborted') logger.info(details, 'agent reply aborted by the caller');
         else logger.warn(details, 'agent reply failed: the visitor gets the fallback answer');
         // The fallback replaces whatever was streamed: listeners withdraw it, then receive the fallback.
-        const content = fallbackAnswer(input.chatbot);
+        const question = input.transcript.findLast((message) => message.role === 'user')?.content ?? '';
+        const content = fallbackAnswer(input.chatbot, replyLanguage(question, { agent: input.chatbot.language, locale: input.locale }));
         if (streamed) {
           try {
             input.onReset?.();
@@ -106,7 +108,7 @@ export function createReplyEngine({ db, llm: configured, logger, knowledge = cre
           }
         }
         emit(content);
-        return { content, fallback: true, source, failure, sources: [], outcome: 'failed' };
+        return { content, fallback: true, source, failure, sources: [], outcome: 'failed', confidence: null };
       } finally {
         clearTimeout(timer);
       }

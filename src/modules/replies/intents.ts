@@ -50,7 +50,7 @@ const FILLERS = new Set('so very much again there all everyone folks ok okay oh 
 // A request for a person, anywhere in the message: a verb of talking or reaching, then someone human.
 const HANDOFF: Record<Lang, RegExp[]> = {
   en: [
-    /\b(speak|talk|chat|connect|transfer|put)\b.*\b(human|person|someone|somebody|agent|representative|operator|real person|staff member|team member|people)\b/,
+    /\b(speak|talk|chat|connect|transfer|put)\b.*\b(human|person|someone|somebody|agent|representative|operator|real person|staff member|member of staff|team member|people|receptionist|reception|manager|advisor|adviser)\b/,
     /\b(real|live) (person|human|agent)\b/, /^(human|agent|operator|representative)( please)?$/, /\bcustomer (service|support) (agent|representative)\b/,
   ],
   es: [/\b(hablar|contactar|comunicarme|pasar)\b.*\b(persona|humano|agente|alguien|empleado|operador)\b/, /\b(persona|agente) real\b/],
@@ -73,6 +73,35 @@ export function intentOf(text: string): { intent: Intent; language: Lang } | nul
     const allowed = intent === 'greeting' ? [] : intent === 'goodbye' ? [...greetings, ...thanks] : greetings;
     for (const language of LANGS) {
       if (onlyPhrases(normalised, PHRASES[intent][language], allowed)) return { intent, language };
+    }
+  }
+  return courtesy(text, normalised);
+}
+
+// Ways a question opens, folded: a message opening so asks something, whatever courtesy it holds.
+const QUESTION_OPENING = /^(?:(?:ok|okay|great|perfect|thanks|thank you|gracias|merci|danke|obrigad[oa])\s+)*(?:what|how|when|where|which|who|why|can|could|do|does|did|is|are|will|would|should|may|que|como|cuando|donde|cual|quien|puedo|puede|hay|tienen|qu est ce|comment|quand|ou|quel|quelle|est ce|pouvez|avez|was|wie|wann|wo|welche|wer|kann|konnen|haben|gibt|o que|onde|qual|quem|posso|pode|tem)\b/;
+// Beside its thanks or goodbye, a courteous message says a few words more ("you've been very helpful"); a longer one says something else.
+const COURTESY_REST_WORDS = 6;
+
+/**
+ * Thanks or a goodbye opening or closing an ordinary sentence ("Thanks, you've been very helpful!", "Perfect,
+ * see you on Saturday then"): not a question (no question mark, no question opening) and only a few words
+ * besides. A goodbye wins over thanks.
+ */
+function courtesy(text: string, normalised: string): { intent: Intent; language: Lang } | null {
+  if (/[?¿]/.test(text) || QUESTION_OPENING.test(normalised)) return null;
+  for (const intent of ['goodbye', 'thanks'] as const) {
+    for (const language of LANGS) {
+      const phrases = [...PHRASES[intent][language]].sort((a, b) => b.length - a.length);
+      // The courtesy opens the message (after fillers: "Great, thanks…") or closes it ("…, thanks!").
+      const words = normalised.split(' ');
+      const opening = words.slice(words.findIndex((word) => !FILLERS.has(word))).join(' ');
+      if (!phrases.some((phrase) => opening.startsWith(`${phrase} `) || normalised.endsWith(` ${phrase}`))) continue;
+      let rest = ` ${normalised} `;
+      for (const phrase of phrases) rest = rest.replaceAll(` ${phrase} `, ' ');
+      for (const phrase of [...PHRASES.thanks[language], ...PHRASES.greeting[language]]) rest = rest.replaceAll(` ${phrase} `, ' ');
+      const others = rest.trim().split(' ').filter((word) => word !== '' && !FILLERS.has(word));
+      if (others.length <= COURTESY_REST_WORDS) return { intent, language };
     }
   }
   return null;

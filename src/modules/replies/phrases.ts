@@ -1,7 +1,7 @@
 import type { Lang } from './intents.js';
 
 /** The agent's own words (not its knowledge's), in the five languages it speaks. `{name}`: the agent's name. */
-export const PHRASES: Record<'greeting' | 'thanks' | 'goodbye' | 'identity' | 'decline' | 'handoff' | 'contact', Record<Lang, string>> = {
+export const PHRASES: Record<'greeting' | 'thanks' | 'goodbye' | 'identity' | 'decline' | 'unsure' | 'offer' | 'handoff' | 'contact' | 'fallback', Record<Lang, string>> = {
   greeting: {
     en: 'Hello! What would you like to know?',
     es: '¡Hola! ¿Qué te gustaría saber?',
@@ -37,12 +37,36 @@ export const PHRASES: Record<'greeting' | 'thanks' | 'goodbye' | 'identity' | 'd
     de: 'Das tut mir leid, dazu habe ich keine Informationen.',
     pt: 'Desculpe, não tenho informações sobre isso.',
   },
+  // Opens a best-matches reply, before its list of pages.
+  unsure: {
+    en: "I'm not sure, but these may help:",
+    es: 'No estoy seguro, pero esto puede ayudarte:',
+    fr: "Je ne suis pas sûr, mais ceci peut vous aider :",
+    de: 'Ich bin mir nicht sicher, aber das hier könnte helfen:',
+    pt: 'Não tenho certeza, mas isto pode ajudar:',
+  },
+  // Closes a decline or a best-matches reply when lead capture is off.
+  offer: {
+    en: 'You can also ask to talk to a person.',
+    es: 'También puedes pedir hablar con una persona.',
+    fr: 'Vous pouvez aussi demander à parler à une personne.',
+    de: 'Sie können auch darum bitten, mit einem Menschen zu sprechen.',
+    pt: 'Você também pode pedir para falar com uma pessoa.',
+  },
   handoff: {
     en: "Of course. I've let the team know, and a person will follow up with you here.",
     es: 'Por supuesto. He avisado al equipo y una persona te responderá aquí.',
     fr: "Bien sûr. J'ai prévenu l'équipe, et une personne vous répondra ici.",
     de: 'Natürlich. Ich habe das Team informiert, und ein Mensch meldet sich hier bei Ihnen.',
     pt: 'Claro. Avisei a equipe, e uma pessoa vai responder aqui.',
+  },
+  // The provider failed, timed out or said nothing.
+  fallback: {
+    en: "I'm sorry, I can't answer right now. Please try again in a moment.",
+    es: 'Lo siento, ahora mismo no puedo responder. Inténtalo de nuevo en un momento.',
+    fr: "Désolé, je ne peux pas répondre pour le moment. Réessayez dans un instant.",
+    de: 'Das tut mir leid, ich kann gerade nicht antworten. Bitte versuchen Sie es gleich noch einmal.',
+    pt: 'Desculpe, não consigo responder agora. Tente novamente daqui a pouco.',
   },
   contact: {
     en: 'If you leave your {fields}, someone from our team will get back to you.',

@@ -21,6 +21,8 @@ export interface Generated {
   content: string;
   sources: MessageSource[];
   outcome: Exclude<ReplyOutcome, 'failed'>;
+  /** How sure the answer is of its knowledge, in [0, 1] (the retrieval confidence it rests on); null for small talk and handoffs. */
+  confidence: number | null;
 }
 
 /** A way of producing answers. `generate` resolves with the whole answer and throws on any failure. */

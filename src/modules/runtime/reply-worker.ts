@@ -172,7 +172,7 @@ export function createReplyWorker(deps: ReplyWorkerDeps) {
       }
       const transcript = await runtimeRepository.transcript(db, job.workspace_id, conversation.id, message, TRANSCRIPT_LENGTH);
       const contactKnown = conversation.lead_id !== null || conversation.visitor_email !== null;
-      const output = await engine.reply({ workspaceId: job.workspace_id, chatbot, transcript, contactKnown, ...stream, signal: shutdown.signal });
+      const output = await engine.reply({ workspaceId: job.workspace_id, chatbot, transcript, contactKnown, locale: conversation.locale, ...stream, signal: shutdown.signal });
       // Shutting down (drain) ends a reply with the fallback answer, stored like any other.
       if (output.failure === 'aborted') log.info({ job_id: job.id, source: output.source }, 'reply ended with the fallback answer: shutting down');
       else if (output.fallback) log.warn({ job_id: job.id, source: output.source, failure: output.failure }, 'reply engine answered with its fallback');

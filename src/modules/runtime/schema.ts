@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IdOf, Nullable, Timestamp } from '../../http/schemas.js';
-import { AgentLanguage, Appearance, LEAD_FIELDS, SuggestedQuestions } from '../chatbots/schema.js';
+import { AgentLanguage, Appearance, LEAD_FIELDS, SuggestedQuestions, Translations } from '../chatbots/schema.js';
 import { VisitorContactFields } from '../leads/schema.js';
 import { FEEDBACK_RATINGS, Message } from '../messages/schema.js';
 
@@ -25,6 +25,7 @@ export const WidgetConfig = Type.Object(
     welcome_message: Nullable(Type.String()),
     suggested_questions: SuggestedQuestions,
     language: AgentLanguage,
+    translations: Translations,
     appearance: Appearance,
   },
   { title: 'WidgetConfig' },
@@ -34,6 +35,11 @@ export type WidgetConfigView = Static<typeof WidgetConfig>;
 /** Body of POST /widget/v1/chatbots/{chatbot_id}/conversations (optional). */
 export const StartConversationBody = Type.Object(
   {
+    locale: Type.Optional(Type.String({
+      maxLength: 35,
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+      description: 'The visitor\'s language as a BCP 47 tag (the browser\'s, e.g. `es-MX`): the agent declines, offers pages and hands off in it, and the welcome message is its translation when the agent has one.',
+    })),
     visitor: Type.Optional(
       Type.Object(
         {
@@ -53,7 +59,7 @@ export const StartedConversation = Type.Object(
   {
     conversation_id: IdOf('conversation'),
     visitor_token: Type.String({ description: 'Bearer token for this conversation only. Keep it; it is not shown again.' }),
-    welcome_message: Nullable(Type.String()),
+    welcome_message: Nullable(Type.String({ description: 'In the visitor\'s `locale` when the agent has a translation of it.' })),
     chatbot: Type.Object({
       id: IdOf('chatbot'),
       name: Type.String(),
@@ -64,6 +70,7 @@ export const StartedConversation = Type.Object(
       }),
       language: AgentLanguage,
       suggested_questions: SuggestedQuestions,
+      translations: Translations,
     }),
   },
   { title: 'WidgetConversation' },

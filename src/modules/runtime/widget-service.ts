@@ -20,7 +20,7 @@ import { runtimeRepository, visitorTokenRepository } from './repository.js';
 import type { FeedbackBodyInput, HandoffResultView, StartConversationBodyInput, StartedConversationView, VisitorLeadInput, WidgetConfigView } from './schema.js';
 import type { FeedbackService } from '../feedback/service.js';
 import { handoffAnswer } from '../replies/answers.js';
-import type { Lang } from '../replies/intents.js';
+import { langOfLocale, replyLanguage } from '../replies/language.js';
 
 /** A visitor authenticated by their token: the one conversation it opens. */
 export interface VisitorSession {
@@ -70,6 +70,7 @@ export function createWidgetService(deps: {
         welcome_message: view.welcome_message,
         suggested_questions: view.suggested_questions,
         language: view.language,
+        translations: view.translations,
         appearance: view.appearance,
       };
     },
@@ -89,17 +90,19 @@ export function createWidgetService(deps: {
       const conversation = await inTransaction(db, ctx, async (trx) => {
         const started = await conversations.start(
           { ...ctx, trx },
-          { chatbotId: bot.id, channel: 'widget', visitorId: visitor.id, visitor: { name: visitor.name, email: input.visitor?.email ?? null }, origin: website },
+          { chatbotId: bot.id, channel: 'widget', visitorId: visitor.id, visitor: { name: visitor.name, email: input.visitor?.email ?? null }, origin: website, locale: input.locale ?? null },
         );
         await visitorTokenRepository.insert(trx, { token_hash: visitorTokenHash(token), workspace_id: bot.workspace_id, conversation_id: started.id, created_at: now.toISOString() });
         return started;
       });
       const view = presentChatbot(bot);
+      const locale = langOfLocale(input.locale);
+      const translated = locale ? view.translations[locale] : undefined;
       return {
         conversation_id: conversation.id,
         visitor_token: token,
-        welcome_message: view.welcome_message,
-        chatbot: { id: view.id, name: view.name, lead_capture: view.lead_capture, language: view.language, suggested_questions: view.suggested_questions },
+        welcome_message: translated?.welcome_message ?? view.welcome_message,
+        chatbot: { id: view.id, name: view.name, lead_capture: view.lead_capture, language: view.language, suggested_questions: view.suggested_questions, translations: view.translations },
       };
     },
 
@@ -162,7 +165,8 @@ export function createWidgetService(deps: {
           return { handoff_requested_at: marked.handoff_requested_at!, reply: null };
         }
         const hasContact = conversation.lead_id !== null || conversation.visitor_email !== null;
-        const language = chatbot.language === 'auto' ? undefined : (chatbot.language as Lang);
+        // The visitor's language: the browser's, else the agent's (the button says nothing to detect).
+        const language = replyLanguage('', { agent: chatbot.language, locale: conversation.locale });
         // The answer is an `handoff` turn: appending it marks the conversation (one path with the engine's own handoffs).
         const reply = await messages.append({ ...ctx, trx }, conversation.id, {
           role: 'assistant',

@@ -11,12 +11,17 @@ export function parseLink(href: string, base?: URL): URL | null {
   return url;
 }
 
+// A directory's index file: the server's answer for the directory itself.
+const INDEX_FILE = /\/index\.(?:html?|php)$/i;
+
 /**
- * The identity of a page for de-duplication: `/a` and `/a/` are one page; an empty query is no query. The URL
- * parser has already lower-cased the host, dropped a default port (`:80`, `:443`) and resolved `.`/`..`.
+ * The identity of a page for de-duplication: `/a`, `/a/` and `/a/index.html` are one page (so are `/` and
+ * `/index.html`); an empty query is no query. The URL parser has already lower-cased the host, dropped a default
+ * port (`:80`, `:443`) and resolved `.`/`..`.
  */
 export function pageKey(url: URL): string {
-  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const directory = url.pathname.replace(INDEX_FILE, '/');
+  const path = directory.length > 1 ? directory.replace(/\/+$/, '') : directory;
   return `${url.origin}${path}${url.search === '?' ? '' : url.search}`;
 }
 

@@ -277,13 +277,16 @@ export function createIngestRunner(deps: IngestionDeps): IngestRunner {
     await inTransaction(db, {}, (trx) => sourceRepository.update(trx, source.workspace_id, source.id, { status: 'syncing', sync_done: 0, sync_found: null, updated_at: nextUpdatedAt(source.updated_at, clock.now()) }));
     const progress: SyncProgress = { done: 0, found: 0 };
     const met = new Set<string>();
+    // The same content met under another address (a page that is also /index.html, a copy at a second URL) is one document.
+    const contents = new Set<string>();
     const outcomes: Outcome[] = [];
     let firstError: string | null = null;
     const crawlReport = emptyCrawlReport();
     for await (const found of documentsOf(source, crawlReport)) {
       if (signal.aborted) throw new Error('ingestion interrupted: the process is shutting down');
-      if (met.has(found.url)) continue;
+      if (met.has(found.url) || ('hash' in found && contents.has(found.hash))) continue;
       met.add(found.url);
+      if ('hash' in found) contents.add(found.hash);
       progress.done++;
       progress.found = Math.max(progress.done, found.found ?? 0);
       if (await unchanged(db, source, found)) {

@@ -71,6 +71,14 @@ export const sourceRepository = {
     return db.selectFrom('sources').select('id').where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('origin', '=', 'knowledge').execute();
   },
 
+  /** How many of the agent's own sources (not mirrors of its `knowledge` field) are ready to answer from. */
+  async countReady(db: Db, workspaceId: string, chatbotId: string): Promise<number> {
+    const row = await db.selectFrom('sources').select((e) => e.fn.countAll<number>().as('count'))
+      .where('workspace_id', '=', workspaceId).where('chatbot_id', '=', chatbotId).where('status', '=', 'ready').where('origin', '!=', 'knowledge')
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
+  },
+
   async update(db: Db, workspaceId: string, id: string, changes: Updateable<SourcesTable>): Promise<void> {
     await db.updateTable('sources').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
   },

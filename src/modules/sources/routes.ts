@@ -162,7 +162,7 @@ export function sourceRoutes(sources: SourceService, options: { maxFileBytes: nu
         url: '/chatbots/{id}/knowledge/search',
         operationId: 'searchKnowledge',
         summary: 'Test retrieval',
-        description: 'What the AI Agent would retrieve for a question, best first: the chunks, with their source, document and score.',
+        description: 'What the AI Agent would retrieve for a question, best first: the chunks, with their source, document, relative `score` and absolute `confidence`.',
         tag: TAG,
         scope: 'chatbots:read',
         params: IdParams,

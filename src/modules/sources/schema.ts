@@ -155,7 +155,15 @@ export const KnowledgeHit = Type.Object(
     title: Type.String(),
     url: Nullable(Type.String()),
     content: Type.String(),
-    score: Type.Number({ description: 'Higher is better, in (0, 1].' }),
+    score: Type.Number({ description: 'Relative rank: higher is better, in (0, 1], the search\'s best hit scoring 1 whatever it holds.' }),
+    confidence: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'Absolute: how much of the question the chunk holds, in [0, 1], comparable across questions (the share of the question\'s words, ' +
+        'weighted by rarity, found in it; a misspelt word matched through its correction counts a little less). The builtin answer states ' +
+        'a sentence from about 0.4, offers pages that may help from 0.25, and declines below. With embeddings, the cosine similarity to the question when that is more.',
+    }),
   },
   { title: 'KnowledgeHit' },
 );

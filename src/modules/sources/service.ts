@@ -18,6 +18,7 @@ import { ingestJobRepository } from '../runtime/repository.js';
 import { insertHandWritten, newSourceRow } from './hand-written.js';
 import { queueIngestJob, type SourceConfigJson } from './ingestion.js';
 import { detectFileKind } from './parsing/index.js';
+import { expectedLanguages } from '../replies/language.js';
 import { presentSource, presentSourceDocument } from './presenter.js';
 import { createSourceQuota } from './quota.js';
 import { sourceDocumentRepository, sourceRepository, type SourceRow } from './repository.js';
@@ -207,11 +208,11 @@ export function createSourceService(db: Kysely<Database>, clock: Clock, audit: A
 
     /** What the agent would retrieve for a question, best first. */
     async search(ctx: OperationContext, chatbotId: string, question: string, limit: number): Promise<{ object: 'list'; data: KnowledgeHitView[] }> {
-      await agent(ctx, chatbotId);
-      const hits = await knowledge.search(db, ctx.actor.workspaceId, chatbotId, question, limit);
+      const chatbot = await agent(ctx, chatbotId);
+      const hits = await knowledge.search(db, ctx.actor.workspaceId, chatbotId, question, limit, { languages: expectedLanguages({ agent: chatbot.language, locale: null }) });
       return {
         object: 'list',
-        data: hits.map((hit) => ({ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url, content: hit.content, score: hit.score })),
+        data: hits.map((hit) => ({ source_id: hit.sourceId, document_id: hit.documentId, title: hit.title, url: hit.url, content: hit.content, score: hit.score, confidence: Math.round(hit.confidence * 1000) / 1000 })),
       };
     },
   };

@@ -28,11 +28,12 @@ export async function rebuildDailyStats(db: Kysely<Database>, workspaceId: strin
         ${upsert(column)}`.execute(trx);
     }
     // The answer figures (issue 31): answers by outcome, current ratings by the day of the answer, first handoffs.
-    for (const outcome of ['answered', 'unanswered'] as const) {
-      await sql`insert into daily_stats (workspace_id, day, chatbot_id, ${sql.ref(outcome)})
+    // A best-matches answer counts as unanswered (it did not answer from knowledge), as messages.append counts it.
+    for (const [counter, outcomes] of [['answered', ['answered']], ['unanswered', ['unanswered', 'best_matches']]] as const) {
+      await sql`insert into daily_stats (workspace_id, day, chatbot_id, ${sql.ref(counter)})
         select workspace_id, substr(created_at, 1, 10), chatbot_id, count(*) from messages
-        where workspace_id = ${workspaceId} and outcome = ${outcome} group by workspace_id, substr(created_at, 1, 10), chatbot_id
-        ${upsert(outcome)}`.execute(trx);
+        where workspace_id = ${workspaceId} and outcome in (${sql.join([...outcomes])}) group by workspace_id, substr(created_at, 1, 10), chatbot_id
+        ${upsert(counter)}`.execute(trx);
     }
     for (const [column, rating] of [['feedback_up', 'up'], ['feedback_down', 'down']] as const) {
       await sql`insert into daily_stats (workspace_id, day, chatbot_id, ${sql.ref(column)})

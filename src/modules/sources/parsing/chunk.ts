@@ -120,8 +120,9 @@ function separator(previous: BodyKind | undefined, next: BodyKind, continues: bo
 /** A section's text in chunks of at most maxChars; each chunk after the first begins with the end of the one before. */
 function splitSection(section: Section, maxChars: number, overlapChars: number): string[] {
   const pieceChars = maxChars - overlapChars - 2;
-  const pieces: Piece[] = section.units.flatMap((unit) =>
-    splitText(unit.text, pieceChars).map((text, i) => ({ kind: unit.kind, text, continues: i > 0 })));
+  const pieces: Piece[] = section.units.flatMap((unit) => unit.kind === 'table'
+    ? splitTable(unit.text, pieceChars).map((text) => ({ kind: unit.kind, text, continues: false }))
+    : splitText(unit.text, pieceChars).map((text, i) => ({ kind: unit.kind, text, continues: i > 0 })));
   const chunks: string[] = [];
   let current = '';
   let previousKind: BodyKind | undefined;
@@ -129,7 +130,8 @@ function splitSection(section: Section, maxChars: number, overlapChars: number):
     const join = current ? separator(previousKind, piece.kind, piece.continues) : '';
     if (current && current.length + join.length + piece.text.length > maxChars) {
       chunks.push(current);
-      const overlap = tail(current, overlapChars);
+      // A table's part carries its header row: an overlap of the rows before it would only repeat them.
+      const overlap = piece.kind === 'table' ? '' : tail(current, overlapChars);
       current = overlap ? overlap + separator(previousKind, piece.kind, piece.continues) + piece.text : piece.text;
     } else {
       current += join + piece.text;
@@ -138,6 +140,26 @@ function splitSection(section: Section, maxChars: number, overlapChars: number):
   }
   if (current) chunks.push(current);
   return chunks;
+}
+
+/**
+ * A table cut into parts of whole rows of at most maxChars, each part under the table's header row (its first), so
+ * "Tandem | £40" is never read without "Bike | Day". A row longer than a part is cut as text.
+ */
+function splitTable(text: string, maxChars: number): string[] {
+  const [header = '', ...rows] = text.split('\n');
+  if (text.length <= maxChars || rows.length === 0) return splitText(text, maxChars);
+  const parts: string[] = [];
+  let current = header;
+  for (const row of rows.flatMap((line) => splitText(line, Math.max(1, maxChars - header.length - 1)))) {
+    if (current !== header && current.length + 1 + row.length > maxChars) {
+      parts.push(current);
+      current = header;
+    }
+    current += `\n${row}`;
+  }
+  if (current !== header) parts.push(current);
+  return parts;
 }
 
 /** Text cut into pieces of at most maxChars: at a sentence end when one is in the second half, else at a space. */

@@ -19,10 +19,41 @@ const IGNORED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'CANV
 const CHROME = new Set(['NAV', 'FOOTER', 'ASIDE', 'HEADER', 'FORM']);
 const CHROME_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alert']);
 /** Class or id words of chrome on sites that do not use the semantic elements ("menu" is left alone: restaurants). */
-const CHROME_NAMES = /(?:^|[\s_-])(?:nav|navbar|navigation|footer|site-header|sidebar|breadcrumbs?|cookies?|cookie-banner|skip-link)(?:$|[\s_-])/i;
+const CHROME_NAMES = /(?:^|[\s_-])(?:nav|navbar|navigation|footer|site-header|sidebar|breadcrumbs?|cookies?|cookie-banner|skip-link|related|share|sharing|social|newsletter|comments?)(?:$|[\s_-])/i;
+/**
+ * Headings of page furniture that sites write inside their content ("Related posts", "You may also like"): the
+ * links under them are other pages' titles, never this page's facts. Five languages, matched whole (folded case).
+ */
+const FURNITURE_HEADINGS = new RegExp('^(?:' + [
+  'related (?:posts|articles|pages|stories|content|reading)', 'you (?:may|might) also like', '(?:more|recent|latest|popular|other) (?:posts|articles|stories|news)',
+  'read (?:more|next|also)', 'see also', 'share(?: this(?: (?:post|page|article))?)?', 'follow us', 'leave a (?:comment|reply)', 'comments?',
+  '(?:art[ií]culos|entradas|publicaciones) relacionad[ao]s', 'tambi[eé]n te puede interesar', 'te puede interesar', 'comparte(?: esto)?', 's[ií]guenos',
+  'articles (?:similaires|li[eé]s|connexes)', '[àa] lire aussi', 'vous aimerez aussi', 'partager(?: cet article)?', 'suivez-nous',
+  '[äa]hnliche (?:beitr[äa]ge|artikel)', 'das k[öo]nnte (?:sie|dich) auch interessieren', 'weitere (?:beitr[äa]ge|artikel)', 'teilen', 'folge(?:n sie)? uns',
+  '(?:artigos|posts) relacionados', 'leia (?:tamb[eé]m|mais)', 'voc[eê] tamb[eé]m pode gostar', 'compartilh(?:e|ar)', 'siga-nos',
+].join('|') + ')[\\s:.!?]*$', 'i');
 const INLINE = new Set(['A', 'ABBR', 'B', 'BDI', 'BDO', 'CITE', 'CODE', 'DATA', 'DFN', 'EM', 'FONT', 'I', 'KBD', 'LABEL', 'MARK',
   'Q', 'S', 'SAMP', 'SMALL', 'SPAN', 'STRONG', 'SUB', 'SUP', 'TIME', 'U', 'VAR', 'WBR', 'DEL', 'INS', 'IMG', 'BR', 'TT', 'BIG', 'STRIKE']);
 const HEADING = /^H([1-6])$/;
+
+/**
+ * The blocks without the page furniture written in the content: a heading such as "Related posts" and what stands
+ * under it, up to the next heading of its level or above.
+ */
+export function withoutFurniture(blocks: readonly Block[]): Block[] {
+  const kept: Block[] = [];
+  let skipping: number | null = null;
+  for (const block of blocks) {
+    if (block.kind === 'heading' && skipping !== null && block.level <= skipping) skipping = null;
+    if (skipping !== null) continue;
+    if (block.kind === 'heading' && FURNITURE_HEADINGS.test(block.text.trim())) {
+      skipping = block.level;
+      continue;
+    }
+    kept.push(block);
+  }
+  return kept;
+}
 
 /** Options of the walk: dropChrome removes nav, header, footer, aside and forms (for whole pages). */
 export interface WalkOptions { dropChrome: boolean }
@@ -99,34 +130,38 @@ function inlineText(node: DomNode, options: WalkOptions): string {
   return INLINE.has(tag) ? parts.join('') : ` ${parts.join('')} `;
 }
 
-/** Rows as lines, cells separated by " | ". */
+/** Rows as lines, cells separated by " | " (the first row is the header). */
 function tableText(table: DomNode, options: WalkOptions): string {
-  const rows: string[] = [];
-  const walk = (node: DomNode) => {
-    for (const child of Array.from(node.childNodes)) {
-      if (child.nodeType !== ELEMENT) continue;
-      const tag = child.nodeName.toUpperCase();
-      if (tag === 'TR') {
-        const cells = Array.from(child.childNodes)
-          .filter((cell) => cell.nodeType === ELEMENT && /^T[DH]$/i.test(cell.nodeName))
-          .map((cell) => collapse(inlineText(cell, options)));
-        if (cells.some(Boolean)) rows.push(cells.join(' | '));
-      } else if (tag === 'THEAD' || tag === 'TBODY' || tag === 'TFOOT') {
-        walk(child);
-      }
-    }
-  };
-  walk(table);
-  return rows.join('\n');
+  return rowsOf(table)
+    .map((row) => cellsOf(row).map((cell) => collapse(inlineText(cell, options))))
+    .filter((cells) => cells.some(Boolean))
+    .map((cells) => cells.join(' | '))
+    .join('\n');
 }
 
-/** A table used for page layout (it holds headings, paragraphs, lists or tables), read as blocks instead. */
+/**
+ * A table used for page layout, read as blocks instead: it holds headings, lists or tables, or paragraphs in a
+ * single column. A data table's cells may hold paragraphs (a Word table's always do: mammoth writes a <p> per
+ * cell), and its rows stay rows.
+ */
 function isLayoutTable(node: DomNode): boolean {
-  const holdsBlocks = (current: DomNode): boolean =>
-    Array.from(current.childNodes).some((child) =>
-      child.nodeType === ELEMENT && (/^(H[1-6]|P|UL|OL|TABLE|PRE|BLOCKQUOTE)$/i.test(child.nodeName) || holdsBlocks(child)));
-  return holdsBlocks(node);
+  const holds = (current: DomNode, tags: RegExp): boolean =>
+    Array.from(current.childNodes).some((child) => child.nodeType === ELEMENT && (tags.test(child.nodeName) || holds(child, tags)));
+  if (holds(node, /^(H[1-6]|UL|OL|TABLE|PRE|BLOCKQUOTE)$/i)) return true;
+  return holds(node, /^P$/i) && Math.max(0, ...rowsOf(node).map((row) => cellsOf(row).length)) <= 1;
 }
+
+/** The rows of a table (in its head, bodies and foot). */
+function rowsOf(table: DomNode): DomNode[] {
+  return Array.from(table.childNodes).filter((child) => child.nodeType === ELEMENT).flatMap((child) => {
+    const tag = child.nodeName.toUpperCase();
+    if (tag === 'TR') return [child];
+    return tag === 'THEAD' || tag === 'TBODY' || tag === 'TFOOT' ? rowsOf(child) : [];
+  });
+}
+
+/** The cells of a row. */
+const cellsOf = (row: DomNode): DomNode[] => Array.from(row.childNodes).filter((cell) => cell.nodeType === ELEMENT && /^T[DH]$/i.test(cell.nodeName));
 
 function skipped(node: DomNode, options: WalkOptions): boolean {
   const tag = node.nodeName.toUpperCase();

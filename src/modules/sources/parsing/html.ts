@@ -1,6 +1,6 @@
 import { isProbablyReaderable, Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { blocksFromDom, type DomNode } from './dom-blocks.js';
+import { blocksFromDom, withoutFurniture, type DomNode } from './dom-blocks.js';
 import { collapseWhitespace, type Block, type ParsedDocument } from './types.js';
 
 /** The parts of linkedom's document used here. */
@@ -21,7 +21,8 @@ const MIN_SHARE_OF_MAIN = 0.6;
  * The main content of an HTML page (readability over linkedom; nav/scripts/boilerplate dropped), its title.
  * On a page too short for readability, or when it finds nothing (or clearly too little of the page's
  * <main>), the <main>, <article> or <body> is read instead, without navigation, header, footer, asides,
- * forms and elements named as such (class or id "nav", "footer", "sidebar", …). A page without text
+ * forms and elements named as such (class or id "nav", "footer", "sidebar", "related", …); in both, furniture
+ * under its own heading ("Related posts", "You may also like") is dropped too. A page without text
  * gives no blocks (not an error: callers decide what an empty page means). Links are not kept, so the
  * page's URL is not needed to resolve them.
  */
@@ -34,7 +35,7 @@ export function parseHtml(html: string, _url: string | null): ParsedDocument {
   const article = readable ? readArticle(html) : null;
   const articleBlocks = article?.content ? blocksFromDom(article.content, { dropChrome: false }) : [];
   const useArticle = articleBlocks.length > 0 && (!main || textLength(articleBlocks) >= MIN_SHARE_OF_MAIN * textLength(fallback));
-  return { title: pageTitle(page, article?.title ?? null), blocks: useArticle ? articleBlocks : fallback };
+  return { title: pageTitle(page, article?.title ?? null), blocks: withoutFurniture(useArticle ? articleBlocks : fallback) };
 }
 
 function loadPage(html: string): PageDocument {

@@ -30,8 +30,8 @@ export function sectionOf(hash: string): Section {
   return SECTIONS.find(([id]) => id === hash)?.[0] ?? 'behaviour';
 }
 
-/** The editable fields of an agent as the form holds them (numbers and lists as typed text). */
-export type Draft = Omit<Agent, 'id' | 'object' | 'metadata' | 'status' | 'created_at' | 'updated_at' | 'published_at' | 'temperature' | 'allowed_origins' | 'suggested_questions' | 'language' | 'appearance'> & {
+/** The editable fields of an agent as the form holds them (numbers and lists as typed text); translations are set through the API. */
+export type Draft = Omit<Agent, 'id' | 'object' | 'metadata' | 'status' | 'created_at' | 'updated_at' | 'published_at' | 'temperature' | 'allowed_origins' | 'suggested_questions' | 'language' | 'translations' | 'appearance'> & {
   temperature: string;
   allowed_origins: string;
   suggested_questions: string;
