@@ -20,25 +20,29 @@ function megabytes(bytes: number): string {
 /**
  * Refuses one more source, of `requestedBytes` stored bytes, when it would take the workspace past either
  * quota: 409 quota_exceeded with the figures (`quota`, `limit`, `used`, `requested_bytes`; `uploading` and
- * `uploading_bytes` when uploads still being received are counted too).
+ * `uploading_bytes` when uploads still being received are counted too). A quota passed by what is stored
+ * alone is named first: uploads being received may still fail, so they decide only when nothing else does.
  */
 function assertRoom(quota: SourcesConfig['quota'], used: Usage, requestedBytes: number, uploading: Usage | undefined): void {
-  const pending = uploading ?? { sources: 0, bytes: 0 };
-  if (used.sources + pending.sources + 1 > quota.sources) {
-    const also = uploading ? `, and ${pending.sources} more being uploaded` : '';
-    throw new AppError(
-      'quota_exceeded',
-      `This workspace has ${used.sources} knowledge sources${also}; it may have ${quota.sources} (SOURCE_MAX_PER_WORKSPACE). Delete a source to add another.`,
-      { quota: 'sources', limit: quota.sources, used: used.sources, ...(uploading ? { uploading: pending.sources } : {}) },
-    );
-  }
-  if (requestedBytes > 0 && used.bytes + pending.bytes + requestedBytes > quota.totalBytes) {
-    const also = uploading ? `, and ${megabytes(pending.bytes)} more are being uploaded` : '';
-    throw new AppError(
-      'quota_exceeded',
-      `The file (${megabytes(requestedBytes)}) does not fit: this workspace's files take ${megabytes(used.bytes)} of ${megabytes(quota.totalBytes)} (SOURCE_MAX_TOTAL_MB)${also}. Delete a file source to make room.`,
-      { quota: 'total_bytes', limit: quota.totalBytes, used: used.bytes, requested_bytes: requestedBytes, ...(uploading ? { uploading_bytes: pending.bytes } : {}) },
-    );
+  const none = { sources: 0, bytes: 0 };
+  for (const pending of uploading ? [none, uploading] : [none]) {
+    const counted = pending === uploading ? uploading : undefined;
+    if (used.sources + pending.sources + 1 > quota.sources) {
+      const also = counted ? `, and ${counted.sources} more being uploaded` : '';
+      throw new AppError(
+        'quota_exceeded',
+        `This workspace has ${used.sources} knowledge sources${also}; it may have ${quota.sources} (SOURCE_MAX_PER_WORKSPACE). Delete a source to add another.`,
+        { quota: 'sources', limit: quota.sources, used: used.sources, ...(counted ? { uploading: counted.sources } : {}) },
+      );
+    }
+    if (requestedBytes > 0 && used.bytes + pending.bytes + requestedBytes > quota.totalBytes) {
+      const also = counted ? `, and ${megabytes(counted.bytes)} more are being uploaded` : '';
+      throw new AppError(
+        'quota_exceeded',
+        `The file (${megabytes(requestedBytes)}) does not fit: this workspace's files take ${megabytes(used.bytes)} of ${megabytes(quota.totalBytes)} (SOURCE_MAX_TOTAL_MB)${also}. Delete a file source to make room.`,
+        { quota: 'total_bytes', limit: quota.totalBytes, used: used.bytes, requested_bytes: requestedBytes, ...(counted ? { uploading_bytes: counted.bytes } : {}) },
+      );
+    }
   }
 }
 
