@@ -126,7 +126,9 @@ describe('a website source past its crawl time limit', () => {
   beforeAll(async () => {
     const defaults = loadConfig({});
     // A short time limit, and a fetch timeout far past it: only the crawl's deadline can end a hanging page.
-    t = await createTestApp({ sources: { ...defaults.sources, allowPrivateHosts: true, fetchTimeoutMs: 60_000, maxCrawlMs: 4_000 }, runtime: { ...defaults.runtime, pollIntervalMs: 50 } });
+    // Long enough for the first, complete crawl of four pages on a loaded machine (each page's links and
+    // text are read in the parse sandbox, whose first child starts in seconds under tsx).
+    t = await createTestApp({ sources: { ...defaults.sources, allowPrivateHosts: true, fetchTimeoutMs: 60_000, maxCrawlMs: 10_000 }, runtime: { ...defaults.runtime, pollIntervalMs: 50 } });
     tenant = await t.tenant();
     bot = await makeChatbot(tenant);
   });
@@ -155,7 +157,7 @@ describe('a website source past its crawl time limit', () => {
     const settled = await waitForStatus(tenant, bot.id, sourceId, ['ready', 'failed'], 30_000);
     expect(settled).toMatchObject({
       status: 'ready',
-      error: 'The crawl stopped at its time limit of 4 seconds; the pages read until then are kept.',
+      error: 'The crawl stopped at its time limit of 10 seconds; the pages read until then are kept.',
       stats: { documents: 4, failed_documents: 0 },
     });
     expect(s.requests).not.toContain('/after');
